@@ -1,0 +1,226 @@
+#include "cache/disk_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "bandjit/cache.hpp"
+#include "bandjit/errors.hpp"
+#include "cache/atomic_file.hpp"
+#include "cache/sha256.hpp"
+#include "runtime/stats.hpp"
+
+namespace fs = std::filesystem;
+
+namespace bandjit {
+namespace {
+
+bool is_entry(const fs::path& p) { return p.extension() == kEntrySuffix; }
+bool is_temp(const fs::path& p) { return p.filename().string().find(kTempMarker) != std::string::npos; }
+
+void warn_once(const std::string& path, const std::string& defect) {
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (seen.insert(path + defect).second)
+    spdlog::warn("bandjit: cache entry {} is unusable ({}); removed, it will be rebuilt", path, defect);
+}
+
+// Removes `path` only if it is still the file that was read: a concurrent writer may have
+// published a good entry under the same name meanwhile.
+void remove_if_same(const std::string& path, const FileIdentity& read) {
+  struct stat now {};
+  if (::stat(path.c_str(), &now) == 0 && now.st_ino == read.inode && now.st_dev == read.device)
+    ::unlink(path.c_str());
+}
+
+struct FileRow {
+  fs::path path;
+  std::uint64_t bytes;
+  fs::file_time_type mtime;
+};
+
+std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* temps = nullptr) {
+  std::vector<FileRow> rows;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    std::error_code fe;
+    if (!it->is_regular_file(fe)) continue;
+    if (is_temp(it->path())) {
+      if (temps) temps->push_back(it->path());
+    } else if (is_entry(it->path())) {
+      const auto size = it->file_size(fe);
+      const auto mtime = it->last_write_time(fe);
+      if (!fe) rows.push_back({it->path(), size, mtime});
+    }
+  }
+  return rows;
+}
+
+std::int64_t to_unix(fs::file_time_type t) {
+  const auto sys = std::chrono::time_point_cast<std::chrono::seconds>(
+      t - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+  return sys.time_since_epoch().count();
+}
+
+CacheEntryInfo inspect(const FileRow& row) {
+  CacheEntryInfo info;
+  info.path = row.path.string();
+  info.bytes = row.bytes;
+  info.last_used = to_unix(row.mtime);
+  info.key_hash = row.path.stem().string();
+  std::string bytes, defect;
+  if (!read_file(info.path, bytes)) {
+    info.defect = "unreadable";
+    return info;
+  }
+  auto entry = parse_entry(bytes, &defect);
+  if (!entry) {
+    info.defect = defect;
+    return info;
+  }
+  const auto& m = entry->manifest;
+  info.family = m.value("family", "");
+  info.problem = m.value("problem", "");
+  info.arch = m.value("arch", "");
+  info.kernel_name = m.value("kernel_name", "");
+  if (m.value("key_hash", "") != info.key_hash) {
+    info.defect = "file name does not match the key hash";
+  } else if (to_hex(sha256(m["key"].dump())) != info.key_hash) {
+    info.defect = "key document does not hash to the file name";
+  } else {
+    info.valid = true;
+  }
+  return info;
+}
+
+std::uint64_t evict(const std::string& dir, std::uint64_t max_bytes, const fs::path& keep, std::uint64_t* removed) {
+  auto rows = entry_files(dir);
+  std::uint64_t total = 0;
+  for (const auto& r : rows) total += r.bytes;
+  if (total <= max_bytes) return total;
+  std::sort(rows.begin(), rows.end(), [](const FileRow& a, const FileRow& b) { return a.mtime < b.mtime; });
+  for (const auto& r : rows) {
+    if (total <= max_bytes) break;
+    if (r.path == keep) continue;
+    std::error_code ec;
+    if (fs::remove(r.path, ec)) {
+      total -= r.bytes;
+      if (removed) ++*removed;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+DiskCache::DiskCache(std::string dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {}
+
+std::string DiskCache::path_of(const std::string& hash) const {
+  return fmt::format("{}/{}/{}{}", dir_, hash.substr(0, 2), hash, kEntrySuffix);
+}
+
+std::optional<CacheEntry> DiskCache::get(const CacheKey& key) const {
+  const std::string path = path_of(key.hash);
+  std::string bytes, defect;
+  FileIdentity identity;
+  if (!read_file(path, bytes, &identity)) return std::nullopt;
+  auto entry = parse_entry(bytes, &defect);
+  if (entry && entry->manifest["key"] != key.document) {
+    entry.reset();
+    defect = "stored key document differs from the requested one";
+  }
+  if (!entry) {
+    warn_once(path, defect);
+    counters().corrupt_entries++;
+    remove_if_same(path, identity);
+    return std::nullopt;
+  }
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // LRU: best effort on read-only caches
+  return entry;
+}
+
+void DiskCache::put(const CacheKey& key, const CacheEntry& entry) const {
+  const std::string path = path_of(key.hash);
+  write_file_atomically(path, serialize_entry(entry));
+  evict(dir_, max_bytes_, path, nullptr);
+}
+
+// ---- bandjit/cache.hpp: inspection and maintenance -------------------------------------
+
+std::vector<CacheEntryInfo> list_cache(const std::string& dir) {
+  std::vector<CacheEntryInfo> infos;
+  for (const auto& row : entry_files(dir)) infos.push_back(inspect(row));
+  std::sort(infos.begin(), infos.end(),
+            [](const CacheEntryInfo& a, const CacheEntryInfo& b) { return a.last_used > b.last_used; });
+  return infos;
+}
+
+CacheSummary summarize_cache(const std::string& dir) {
+  CacheSummary s;
+  s.dir = dir;
+  s.max_bytes = cache_max_bytes();
+  std::vector<fs::path> temps;
+  for (const auto& row : entry_files(dir, &temps)) {
+    ++s.entries;
+    s.bytes += row.bytes;
+    if (!inspect(row).valid) ++s.invalid;
+  }
+  s.temp_files = temps.size();
+  return s;
+}
+
+VerifyReport verify_cache(const std::string& dir, bool remove_invalid) {
+  VerifyReport report;
+  std::vector<fs::path> temps;
+  for (const auto& row : entry_files(dir, &temps)) {
+    auto info = inspect(row);
+    if (info.valid) {
+      ++report.valid;
+      continue;
+    }
+    if (remove_invalid) {
+      std::error_code ec;
+      fs::remove(row.path, ec);
+    }
+    report.invalid.push_back(std::move(info));
+  }
+  if (remove_invalid) {
+    const auto now = fs::file_time_type::clock::now();
+    for (const auto& t : temps) {
+      std::error_code ec;
+      const auto mtime = fs::last_write_time(t, ec);
+      if (!ec && now - mtime > std::chrono::minutes(1) && fs::remove(t, ec)) ++report.stale_temp_removed;
+    }
+  }
+  return report;
+}
+
+PruneReport prune_cache(const std::string& dir, std::uint64_t max_bytes) {
+  PruneReport report;
+  for (const auto& row : entry_files(dir)) report.bytes_before += row.bytes;
+  report.bytes_after = evict(dir, max_bytes, {}, &report.removed);
+  return report;
+}
+
+std::uint64_t clear_cache(const std::string& dir) {
+  std::vector<fs::path> temps;
+  std::uint64_t removed = 0;
+  std::error_code ec;
+  for (const auto& row : entry_files(dir, &temps))
+    if (fs::remove(row.path, ec)) ++removed;
+  for (const auto& t : temps)
+    if (fs::remove(t, ec)) ++removed;
+  return removed;
+}
+
+}  // namespace bandjit

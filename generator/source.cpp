@@ -1,0 +1,81 @@
+#include "generator/source.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace bandjit {
+
+const char* cuda_type(DType d) {
+  switch (d) {
+    case DType::float32: return "float";
+    case DType::float16: return "__half";
+    case DType::bfloat16: return "__nv_bfloat16";
+  }
+  return "float";
+}
+
+const char* cuda_type_macro(DType d) {
+  switch (d) {
+    case DType::float16: return "#define BANDJIT_USE_FP16 1\n";
+    case DType::bfloat16: return "#define BANDJIT_USE_BF16 1\n";
+    default: return "";
+  }
+}
+
+std::string float_literal(double value) { return fmt::format("{:a}f", static_cast<float>(value)); }
+
+std::string band_constant_tables(const Problem& p, const std::vector<int>* head_tile_start) {
+  if (p.uniform_dilation()) return {};
+  std::string text = fmt::format("__constant__ int bj_dilation[{}] = {{{}}};\n", p.heads, fmt::join(p.dilation, ", "));
+  if (head_tile_start)
+    text += fmt::format("__constant__ int bj_head_tile_start[{}] = {{{}}};\n", head_tile_start->size(),
+                        fmt::join(*head_tile_start, ", "));
+  return text;
+}
+
+std::string band_cfg_common(const Problem& p) {
+  std::string text = fmt::format(
+      "  using T = {};\n"
+      "  static constexpr int kBatch = {};\n"
+      "  static constexpr int kHeads = {};\n"
+      "  static constexpr int kSeqLen = {};\n"
+      "  static constexpr int kHeadDim = {};\n"
+      "  static constexpr int kWindowLeft = {};\n"
+      "  static constexpr int kWindowRight = {};\n"
+      "  static constexpr int kDiagonals = {};\n"
+      "  static constexpr int kLayout = {};\n",
+      cuda_type(p.dtype), p.batch, p.heads, p.seq_len, p.head_dim, p.window_left, p.window_right,
+      p.diagonals(), p.layout == Layout::bnhd ? "bandjit::kLayoutBNHD" : "bandjit::kLayoutBHND");
+  if (p.uniform_dilation()) {
+    text += fmt::format(
+        "  static constexpr bool kUniformDilation = true;\n"
+        "  static constexpr int kDilation = {};\n"
+        "  __device__ static int dilation(int) {{ return kDilation; }}\n",
+        p.dilation.front());
+  } else {
+    text +=
+        "  static constexpr bool kUniformDilation = false;\n"
+        "  static constexpr int kDilation = 0;\n"
+        "  __device__ static int dilation(int h) { return bj_dilation[h]; }\n";
+  }
+  return text;
+}
+
+nlohmann::json band_key_fields(const Problem& p) {
+  nlohmann::json doc = {
+      {"batch", p.batch},
+      {"heads", p.heads},
+      {"seq_len", p.seq_len},
+      {"window_left", p.window_left},
+      {"window_right", p.window_right},
+      {"dtype", std::string(to_string(p.dtype))},
+      {"layout", std::string(to_string(p.layout))},
+  };
+  if (p.uniform_dilation())
+    doc["dilation"] = p.dilation.front();
+  else
+    doc["dilation"] = p.dilation;
+  return doc;
+}
+
+}  // namespace bandjit

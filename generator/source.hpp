@@ -1,0 +1,51 @@
+// Stage 1 of the pipeline: Problem → Source (generated CUDA C++ with every size baked in).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bandjit/problem.hpp"
+#include "generator/embedded_templates.hpp"
+
+namespace bandjit {
+
+struct LaunchShape {
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint32_t shared_bytes = 0;  ///< dynamic shared memory
+};
+
+/// Generated translation unit of one kernel, with what it takes to compile and launch it.
+struct Source {
+  std::string family;
+  std::string kernel_name;  ///< the extern "C" entry point
+  std::string name;         ///< file name shown by NVRTC in its log
+  std::string text;
+  const std::vector<TemplateFile>* headers = &embedded_templates();
+  LaunchShape launch;
+  std::vector<std::string> arguments;  ///< pointer arguments of the entry point, in order
+  /// The family's view of the problem: only the fields that change its code (cache key).
+  nlohmann::json key_fields;
+};
+
+/// C++ spelling of an element type in the templates, and the macro that includes its header.
+const char* cuda_type(DType dtype);
+const char* cuda_type_macro(DType dtype);
+
+/// Exact float literal (hex float), so the baked-in constant is the problem's value.
+std::string float_literal(double value);
+
+/// The lines of a generated `struct Cfg` common to the band families: sizes, layout,
+/// dilation (constant when uniform, else a __constant__ table).
+std::string band_cfg_common(const Problem& problem);
+
+/// `__constant__` tables emitted before `struct Cfg` (per-head dilation, tile starts).
+std::string band_constant_tables(const Problem& problem, const std::vector<int>* head_tile_start);
+
+/// Problem fields that every band family's code depends on.
+nlohmann::json band_key_fields(const Problem& problem);
+
+}  // namespace bandjit

@@ -1,0 +1,114 @@
+// bandjit/bandjit.hpp — the C++ entry points: get_kernel, Kernel::launch, pregenerate.
+//
+//   bandjit::Problem p;  p.heads = 12; p.seq_len = 4096; ...
+//   auto kernel = bandjit::get_kernel("band_qk", p);   // memory → disk → NVRTC
+//   kernel.launch(stream, {q, k, s});                  // device pointers
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bandjit/errors.hpp"
+#include "bandjit/problem.hpp"
+
+namespace bandjit {
+
+/// The caller's stream: the same type as CUstream and cudaStream_t (nullptr = default).
+using Stream = struct CUstream_st*;
+
+/// A device address, from cudaMalloc (void*) or cuMemAlloc (CUdeviceptr).
+struct DevicePtr {
+  std::uint64_t address = 0;
+  DevicePtr(const void* p) : address(reinterpret_cast<std::uintptr_t>(p)) {}  // NOLINT
+  DevicePtr(unsigned long long a) : address(a) {}                             // NOLINT
+};
+
+/// Where get_kernel found the kernel.
+enum class Origin { memory, disk, compiled };
+
+/// What a kernel is and how it launches; also stored in the cache entry's manifest.
+struct KernelInfo {
+  std::string family;       ///< e.g. "band_qk"
+  std::string kernel_name;  ///< the extern "C" symbol in the cubin
+  std::string key_hash;     ///< SHA-256 of the cache key document (hex)
+  std::string arch;         ///< e.g. "sm_90"
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint32_t shared_bytes = 0;  ///< dynamic shared memory per block
+  int registers = -1;              ///< per thread, from ptxas (-1 if unknown)
+  /// Names of the pointer arguments of launch(), in order (e.g. {"q", "k", "s"}).
+  std::vector<std::string> arguments;
+  Origin origin = Origin::compiled;
+  double seconds = 0;  ///< time get_kernel spent (compile or load)
+};
+
+class LoadedModule;
+
+/// A kernel loaded into the current CUDA context, ready to launch. Cheap to copy.
+class Kernel {
+ public:
+  Kernel(std::shared_ptr<const LoadedModule> module, KernelInfo info, Problem problem);
+
+  const KernelInfo& info() const { return info_; }
+  const Problem& problem() const { return problem_; }
+
+  /// Launches on `stream` (the caller's context must be current). `args` are the device
+  /// pointers named by info().arguments, each 16-byte aligned, holding tensors of the shapes
+  /// in docs/kernels.md. Throws Error(usage) on a wrong count or misaligned pointer,
+  /// Error(driver_failed) naming cuLaunchKernel and the CUDA error string.
+  void launch(Stream stream, std::initializer_list<DevicePtr> args) const;
+  void launch(Stream stream, const std::vector<DevicePtr>& args) const;
+
+ private:
+  std::shared_ptr<const LoadedModule> module_;
+  KernelInfo info_;
+  Problem problem_;
+};
+
+/// Per-call overrides; empty fields use the environment (docs/configuration.md).
+struct Options {
+  std::string arch;       ///< target, e.g. "sm_90"; default: the current device's
+  std::string cache_dir;  ///< default: $BANDJIT_CACHE_DIR, $XDG_CACHE_HOME/bandjit, ~/.cache/bandjit
+  bool disk_cache = true;
+};
+
+/// The families get_kernel knows, e.g. {"band_pv", "band_qk", "band_softmax"}.
+std::vector<std::string> families();
+
+/// Returns the kernel of `family` for `problem` on the current device: from memory, else
+/// from the disk cache, else generated and compiled with NVRTC (then stored). Concurrent
+/// calls for one key compile once. Retains the primary context of device 0 when no
+/// context is current. Throws Error: invalid_problem, compile_failed, driver_failed, io.
+Kernel get_kernel(std::string_view family, const Problem& problem, const Options& options = {});
+
+/// Outcome of filling the disk cache for one kernel (no GPU needed).
+struct PregenerateResult {
+  Origin origin = Origin::compiled;  ///< disk = already cached, compiled = new entry
+  std::string key_hash;
+  double seconds = 0;
+};
+
+/// Makes sure the disk cache holds the kernel of `family` for `problem` and options.arch
+/// (required when no GPU is present). Throws like get_kernel.
+PregenerateResult pregenerate(std::string_view family, const Problem& problem,
+                              const Options& options = {});
+
+/// The generated CUDA source of one kernel (what `bandjit emit` prints).
+std::string emit_source(std::string_view family, const Problem& problem);
+
+/// Process-wide counters, for tests and `--verbose` summaries.
+struct Stats {
+  std::uint64_t memory_hits = 0;
+  std::uint64_t disk_hits = 0;
+  std::uint64_t compiles = 0;
+  std::uint64_t corrupt_entries = 0;  ///< found on disk, removed and rebuilt
+  std::uint64_t disk_write_failures = 0;
+};
+Stats stats();
+void reset_stats();
+
+}  // namespace bandjit

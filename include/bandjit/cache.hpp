@@ -1,0 +1,64 @@
+// bandjit/cache.hpp — inspecting and maintaining the disk cache (SPEC §4).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bandjit {
+
+/// The cache directory in use: $BANDJIT_CACHE_DIR, else $XDG_CACHE_HOME/bandjit,
+/// else ~/.cache/bandjit. `override_dir` wins when not empty.
+std::string cache_directory(const std::string& override_dir = "");
+
+/// Size cap in bytes: $BANDJIT_CACHE_MAX_SIZE (e.g. "2G", "500M", "123456"), default 2 GiB.
+std::uint64_t cache_max_bytes();
+
+/// One entry file as found on disk.
+struct CacheEntryInfo {
+  std::string path;
+  std::string key_hash;
+  std::string family;
+  std::string problem;  ///< slug
+  std::string arch;
+  std::string kernel_name;
+  std::uint64_t bytes = 0;
+  std::int64_t last_used = 0;  ///< unix seconds (file mtime, refreshed on every hit)
+  bool valid = false;
+  std::string defect;  ///< why the entry is unusable, when !valid
+};
+
+/// Every entry of the directory, fully checked (magic, lengths, checksum, key hash).
+std::vector<CacheEntryInfo> list_cache(const std::string& dir);
+
+struct CacheSummary {
+  std::string dir;
+  std::uint64_t entries = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t max_bytes = 0;
+  std::uint64_t invalid = 0;
+  std::uint64_t temp_files = 0;  ///< unfinished writes (a writer died, or one is running)
+};
+CacheSummary summarize_cache(const std::string& dir);
+
+struct VerifyReport {
+  std::uint64_t valid = 0;
+  std::vector<CacheEntryInfo> invalid;  ///< removed when remove_invalid was set
+  std::uint64_t stale_temp_removed = 0;
+};
+/// Checks every entry; with remove_invalid, deletes bad entries and temp files older than
+/// a minute (left by a writer that died). A clean cache has invalid.empty().
+VerifyReport verify_cache(const std::string& dir, bool remove_invalid);
+
+struct PruneReport {
+  std::uint64_t removed = 0;
+  std::uint64_t bytes_before = 0;
+  std::uint64_t bytes_after = 0;
+};
+/// Evicts least-recently-used entries until the total is at most max_bytes.
+PruneReport prune_cache(const std::string& dir, std::uint64_t max_bytes);
+
+/// Removes every entry and temp file; returns the number of files removed.
+std::uint64_t clear_cache(const std::string& dir);
+
+}  // namespace bandjit

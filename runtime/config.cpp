@@ -1,0 +1,68 @@
+#include "runtime/config.hpp"
+
+#include <cctype>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+
+namespace bandjit::config {
+namespace {
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+}  // namespace
+
+std::string cache_dir() {
+  if (auto dir = env("BANDJIT_CACHE_DIR"); !dir.empty()) return dir;
+  if (auto xdg = env("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/bandjit";
+  if (auto home = env("HOME"); !home.empty()) return home + "/.cache/bandjit";
+  return ".bandjit-cache";
+}
+
+std::uint64_t parse_size(const std::string& text, const char* what) {
+  std::size_t pos = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &pos);
+  } catch (const std::exception&) {
+    pos = std::string::npos;
+  }
+  std::uint64_t unit = 1;
+  if (pos != std::string::npos && pos + 1 == text.size()) {
+    switch (std::toupper(static_cast<unsigned char>(text[pos]))) {
+      case 'K': unit = 1ull << 10; break;
+      case 'M': unit = 1ull << 20; break;
+      case 'G': unit = 1ull << 30; break;
+      case 'T': unit = 1ull << 40; break;
+      default: pos = std::string::npos;
+    }
+  } else if (pos != text.size()) {
+    pos = std::string::npos;
+  }
+  if (pos == std::string::npos || text.empty())
+    throw Error(ErrorKind::usage, fmt::format("{} = \"{}\" is not a size; use bytes or a K/M/G/T suffix", what, text));
+  return value * unit;
+}
+
+std::uint64_t cache_max_bytes() {
+  const auto v = env("BANDJIT_CACHE_MAX_SIZE");
+  return v.empty() ? (2ull << 30) : parse_size(v, "BANDJIT_CACHE_MAX_SIZE");
+}
+
+std::string cuda_include_dir() {
+  if (auto dir = env("BANDJIT_CUDA_INCLUDE"); !dir.empty()) return dir;
+  return BANDJIT_DEFAULT_CUDA_INCLUDE;
+}
+
+std::string nvrtc_library() { return env("BANDJIT_NVRTC_LIBRARY"); }
+std::string nvrtc_default_dir() { return BANDJIT_DEFAULT_NVRTC_DIR; }
+
+std::string log_level() {
+  const auto v = env("BANDJIT_LOG_LEVEL");
+  return v.empty() ? "warn" : v;
+}
+
+}  // namespace bandjit::config

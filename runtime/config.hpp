@@ -1,0 +1,24 @@
+// Every environment override bandjit reads, in one place (docs/configuration.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace bandjit::config {
+
+/// BANDJIT_CACHE_DIR, else $XDG_CACHE_HOME/bandjit, else $HOME/.cache/bandjit.
+std::string cache_dir();
+/// BANDJIT_CACHE_MAX_SIZE ("2G", "500M", "64K" or bytes); default 2 GiB.
+std::uint64_t cache_max_bytes();
+/// BANDJIT_CUDA_INCLUDE, else the CUDA include directory found at build time.
+std::string cuda_include_dir();
+/// BANDJIT_NVRTC_LIBRARY: a path to libnvrtc.so; empty = search (soname, then build-time dir).
+std::string nvrtc_library();
+/// Directory of libnvrtc found at build time (fallback of the search).
+std::string nvrtc_default_dir();
+/// BANDJIT_LOG_LEVEL: trace, debug, info, warn (default), error, off.
+std::string log_level();
+/// Parses "2G", "500M", "64K", "123"; throws Error(usage) on anything else.
+std::uint64_t parse_size(const std::string& text, const char* what);
+
+}  // namespace bandjit::config

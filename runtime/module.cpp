@@ -1,0 +1,33 @@
+#include "runtime/module.hpp"
+
+#include "bandjit/errors.hpp"
+
+namespace bandjit {
+
+void LoadedModule::launch(CUstream stream, void** params) const {
+  check_cuda(driver().cuLaunchKernel(function_, shape_.grid[0], shape_.grid[1], shape_.grid[2], shape_.block[0],
+                                     shape_.block[1], shape_.block[2], shape_.shared_bytes, stream, params, nullptr),
+             "cuLaunchKernel");
+}
+
+std::shared_ptr<const LoadedModule> load_module(const std::string& cubin, const std::string& kernel_name,
+                                                const LaunchShape& shape) {
+  const auto& cu = driver();
+  CUcontext ctx = ensure_context();
+  CUmodule module = nullptr;
+  check_cuda(cu.cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData");
+  CUfunction function = nullptr;
+  try {
+    check_cuda(cu.cuModuleGetFunction(&function, module, kernel_name.c_str()), "cuModuleGetFunction");
+    if (shape.shared_bytes > 48 * 1024)
+      check_cuda(cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(shape.shared_bytes)),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  } catch (...) {
+    cu.cuModuleUnload(module);
+    throw;
+  }
+  return std::make_shared<LoadedModule>(ctx, module, function, shape);
+}
+
+}  // namespace bandjit

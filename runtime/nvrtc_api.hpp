@@ -1,0 +1,28 @@
+// NVRTC, loaded with dlopen at first use.
+#pragma once
+
+#include <string>
+
+#include <nvrtc.h>
+
+namespace bandjit {
+
+struct NvrtcApi {
+  decltype(&::nvrtcVersion) Version = nullptr;
+  decltype(&::nvrtcCreateProgram) CreateProgram = nullptr;
+  decltype(&::nvrtcDestroyProgram) DestroyProgram = nullptr;
+  decltype(&::nvrtcCompileProgram) CompileProgram = nullptr;
+  decltype(&::nvrtcGetProgramLogSize) GetProgramLogSize = nullptr;
+  decltype(&::nvrtcGetProgramLog) GetProgramLog = nullptr;
+  decltype(&::nvrtcGetCUBINSize) GetCUBINSize = nullptr;
+  decltype(&::nvrtcGetCUBIN) GetCUBIN = nullptr;
+  decltype(&::nvrtcGetErrorString) GetErrorString = nullptr;
+  std::string library_path;
+  std::string version;  ///< "13.0"
+};
+
+/// Loads NVRTC once: $BANDJIT_NVRTC_LIBRARY, else libnvrtc.so.<major>, else the build-time
+/// toolkit directory. Throws Error(compile_failed) listing what was tried.
+const NvrtcApi& nvrtc();
+
+}  // namespace bandjit

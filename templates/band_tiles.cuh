@@ -1,0 +1,71 @@
+// bandjit/band_tiles.cuh — band arithmetic shared by band_qk and band_pv.
+//
+// Dilation by index remapping (SPEC §3.5): queries and keys with the same residue
+// r = i mod D form a contiguous sub-sequence i = r + D·t, t = 0 … len−1, in which the band
+// is the dilation-1 band: slot j of query t reads key u = t + j − w_l of the same residue.
+// So a dilated problem costs no extra traffic: a block stages TM consecutive rows t of one
+// residue and the key rows they need.
+//
+// Grid: x = (head, residue, tile of TM rows), y = chunk of diagonals, z = batch.
+// Cfg supplies every size as a constant (see the generated source).
+#pragma once
+
+#include "bandjit/common.cuh"
+
+namespace bandjit {
+
+struct BandTile {
+  int h;    // head
+  int r;    // residue: rows i = r + D·t
+  int D;    // dilation of the head
+  int t0;   // first row (in the sub-sequence) of the tile
+  int len;  // rows in the sub-sequence: ceil((N − r) / D)
+};
+
+template <class Cfg>
+__device__ __forceinline__ BandTile decode_band_tile(int x) {
+  constexpr int N = Cfg::kSeqLen, TM = Cfg::kTileRows;
+  BandTile tc;
+  if constexpr (Cfg::kUniformDilation) {
+    constexpr int D = Cfg::kDilation;
+    constexpr int per_residue = ceil_div(ceil_div(N, D), TM);
+    tc.h = x / (D * per_residue);
+    x -= tc.h * (D * per_residue);
+    tc.D = D;
+    tc.r = x / per_residue;
+    tc.t0 = (x - tc.r * per_residue) * TM;
+  } else {
+    int h = 0;
+    while (x >= Cfg::head_tile_start(h + 1)) ++h;
+    x -= Cfg::head_tile_start(h);
+    const int D = Cfg::dilation(h);
+    const int per_residue = ceil_div(ceil_div(N, D), TM);
+    tc.h = h;
+    tc.D = D;
+    tc.r = x / per_residue;
+    tc.t0 = (x - tc.r * per_residue) * TM;
+  }
+  tc.len = (N - tc.r + tc.D - 1) / tc.D;
+  return tc;
+}
+
+// Stages rows u0 … u0+ROWS−1 of the tile's sub-sequence of a [.., Dh] tensor into shared
+// memory (row stride LD elements) with 16-byte asynchronous copies; rows outside the
+// sequence become zeros. The caller commits and waits.
+template <class Cfg, int ROWS, int LD, class T>
+__device__ __forceinline__ void stage_rows_async(T* smem, const T* __restrict__ g, int b,
+                                                 const BandTile& tc, int u0) {
+  constexpr int kVecElems = 16 / sizeof(T);
+  constexpr int kVecs = Cfg::kHeadDim / kVecElems;
+  static_assert(Cfg::kHeadDim % kVecElems == 0, "rows are copied in 16-byte pieces");
+  static_assert((LD * sizeof(T)) % 16 == 0, "shared rows must stay 16-byte aligned");
+  for (int idx = threadIdx.x; idx < ROWS * kVecs; idx += Cfg::kThreads) {
+    const int row = idx / kVecs, vec = idx - row * kVecs;
+    const int u = u0 + row;
+    const bool inside = u >= 0 && u < tc.len;
+    const T* src = inside ? g + row_offset<Cfg>(b, tc.h, tc.r + tc.D * u, Cfg::kHeadDim) + vec * kVecElems : g;
+    cp_async_16(smem + row * LD + vec * kVecElems, src, inside ? 16 : 0);
+  }
+}
+
+}  // namespace bandjit

@@ -1,0 +1,55 @@
+// bandjit/common.cuh — element types, conversions and addressing shared by every family.
+// Real CUDA C++: the generator prepends a `struct Cfg` with every size as a constant and
+// instantiates the family's template from an extern "C" entry point.
+#pragma once
+
+#if defined(BANDJIT_USE_FP16)
+#include <cuda_fp16.h>
+#endif
+#if defined(BANDJIT_USE_BF16)
+#include <cuda_bf16.h>
+#endif
+
+namespace bandjit {
+
+enum : int { kLayoutBNHD = 0, kLayoutBHND = 1 };
+enum : int { kMaskNone = 0, kMaskBool = 1, kMaskAdditive = 2 };
+
+typedef long long i64;
+
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+template <class T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }
+#if defined(BANDJIT_USE_FP16)
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+#endif
+#if defined(BANDJIT_USE_BF16)
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+#endif
+
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// Element offset of row (b, h, i) of a tensor with `width` elements per row, in the
+// problem's layout: bnhd = [B, N, H, width], bhnd = [B, H, N, width].
+template <class Cfg>
+__device__ __forceinline__ i64 row_offset(int b, int h, int i, int width) {
+  if (Cfg::kLayout == kLayoutBNHD)
+    return ((i64(b) * Cfg::kSeqLen + i) * Cfg::kHeads + h) * width;
+  return ((i64(b) * Cfg::kHeads + h) * Cfg::kSeqLen + i) * width;
+}
+
+// 16-byte asynchronous copy global → shared; src_bytes = 0 fills the 16 bytes with zeros.
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+}  // namespace bandjit

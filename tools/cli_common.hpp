@@ -1,0 +1,44 @@
+// Shared pieces of the `bandjit` subcommands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "bandjit/bandjit.hpp"
+
+namespace bandjit::cli {
+
+/// Exit codes (docs/cli.md). Errors map through their ErrorKind.
+enum ExitCode : int {
+  kOk = 0,
+  kFailed = 1,  ///< some kernel failed, mismatched the reference, or the cache holds bad entries
+  kUsage = 2,
+};
+
+/// One (family, problem) of the shape files, de-duplicated, in file order.
+struct Job {
+  std::string family;
+  Problem problem;
+  std::string file;
+};
+std::vector<Job> jobs_from_shape_files(const std::vector<std::string>& files);
+
+std::string origin_name(Origin origin);
+
+/// Writes `doc` to `path` (pretty JSON); "-" means stdout.
+void write_json(const std::string& path, const nlohmann::json& doc);
+
+/// Environment facts recorded next to results: time, host, GPU (if any), NVRTC, bandjit.
+nlohmann::json run_environment();
+
+void add_pregenerate(CLI::App& app, int& exit_code);
+void add_warmup(CLI::App& app, int& exit_code);
+void add_cache(CLI::App& app, int& exit_code);
+void add_emit(CLI::App& app, int& exit_code);
+void add_check(CLI::App& app, int& exit_code);
+void add_families(CLI::App& app, int& exit_code);
+
+}  // namespace bandjit::cli

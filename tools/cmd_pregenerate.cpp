@@ -1,0 +1,95 @@
+// bandjit pregenerate --shapes FILE... [--arch sm_90] [-j N]: fill the disk cache, no GPU needed.
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+#include "tools/cli_common.hpp"
+
+namespace bandjit::cli {
+namespace {
+
+struct PregenerateArgs {
+  std::vector<std::string> shapes;
+  std::string arch;
+  std::string cache_dir;
+  std::string json;
+  int jobs = 0;
+};
+
+int run_pregenerate(const PregenerateArgs& args) {
+  const auto jobs = jobs_from_shape_files(args.shapes);
+  Options options;
+  options.arch = args.arch;
+  options.cache_dir = args.cache_dir;
+  const unsigned workers = args.jobs > 0 ? static_cast<unsigned>(args.jobs) : std::max(1u, std::thread::hardware_concurrency());
+
+  std::mutex print;
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> compiled{0}, cached{0}, failed{0};
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<nlohmann::json> results(jobs.size());
+  const auto started = std::chrono::steady_clock::now();
+  auto work = [&] {
+    for (std::size_t idx = next++; idx < jobs.size(); idx = next++) {
+      const Job& job = jobs[idx];
+      nlohmann::json row = {{"family", job.family}, {"problem", slug(job.problem)}, {"file", job.file}};
+      std::string line;
+      try {
+        const auto r = pregenerate(job.family, job.problem, options);
+        (r.origin == Origin::compiled ? compiled : cached)++;
+        row["outcome"] = r.origin == Origin::compiled ? "compiled" : "cached";
+        row["seconds"] = r.seconds;
+        row["key_hash"] = r.key_hash;
+        line = fmt::format("{:<8} {:<13} {}  {:.3f} s", r.origin == Origin::compiled ? "compiled" : "cached",
+                           job.family, slug(job.problem), r.seconds);
+      } catch (const Error& e) {
+        failed++;
+        row["outcome"] = "failed";
+        row["error"] = e.what();
+        line = fmt::format("{:<8} {:<13} {}\n{}", "FAILED", job.family, slug(job.problem), e.what());
+      }
+      std::lock_guard<std::mutex> lock(print);
+      results[idx] = row;
+      std::cout << fmt::format("[{:>4}/{}] {}\n", idx + 1, jobs.size(), line) << std::flush;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < std::min<std::size_t>(workers, jobs.size()); ++w) pool.emplace_back(work);
+  for (auto& t : pool) t.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s\n",
+                           jobs.size(), compiled.load(), cached.load(), failed.load(), seconds);
+  if (!args.json.empty()) {
+    for (auto& r : results) rows.push_back(r);
+    write_json(args.json, {{"command", "pregenerate"},
+                           {"environment", run_environment()},
+                           {"arch", args.arch.empty() ? "current device" : args.arch},
+                           {"workers", workers},
+                           {"seconds", seconds},
+                           {"compiled", compiled.load()},
+                           {"cached", cached.load()},
+                           {"failed", failed.load()},
+                           {"kernels", rows}});
+  }
+  return failed > 0 ? kFailed : kOk;
+}
+
+}  // namespace
+
+void add_pregenerate(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PregenerateArgs>();
+  auto* cmd = app.add_subcommand("pregenerate", "Compile the kernels of shape files into the disk cache (no GPU needed)");
+  cmd->add_option("--shapes", args->shapes, "Shape files (SPEC §6)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--arch", args->arch, "Target, e.g. sm_90 (default: the current GPU's)");
+  cmd->add_option("-j,--jobs", args->jobs, "Parallel compiles (default: CPU count)")->check(CLI::Range(1, 256));
+  cmd->add_option("--cache-dir", args->cache_dir, "Cache directory (default: $BANDJIT_CACHE_DIR, ~/.cache/bandjit)");
+  cmd->add_option("--json", args->json, "Also write the results as JSON to this file");
+  cmd->callback([args, &exit_code] { exit_code = run_pregenerate(*args); });
+}
+
+}  // namespace bandjit::cli

@@ -1,0 +1,75 @@
+// bandjit warmup --shapes FILE...: load every kernel into this process (needs a GPU); reports
+// where each came from and how long it took — a deployment's start-up cost.
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+#include "runtime/driver_api.hpp"
+#include "tools/cli_common.hpp"
+
+namespace bandjit::cli {
+namespace {
+
+struct WarmupArgs {
+  std::vector<std::string> shapes;
+  std::string cache_dir;
+  std::string json;
+};
+
+int run_warmup(const WarmupArgs& args) {
+  const auto jobs = jobs_from_shape_files(args.shapes);
+  Options options;
+  options.cache_dir = args.cache_dir;
+  // Driver start-up (dlopen, cuInit, context) is paid once per process; report it apart.
+  const auto t0 = std::chrono::steady_clock::now();
+  ensure_context();
+  const double startup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  int failed = 0, compiled = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  double total_ms = 0;
+  for (std::size_t idx = 0; idx < jobs.size(); ++idx) {
+    const Job& job = jobs[idx];
+    try {
+      const Kernel k = get_kernel(job.family, job.problem, options);
+      const double ms = k.info().seconds * 1000;
+      total_ms += ms;
+      compiled += k.info().origin == Origin::compiled;
+      std::cout << fmt::format("[{:>4}/{}] {:<8} {:<13} {}  {:.2f} ms\n", idx + 1, jobs.size(),
+                               origin_name(k.info().origin), job.family, slug(job.problem), ms);
+      rows.push_back({{"family", job.family}, {"problem", slug(job.problem)}, {"origin", origin_name(k.info().origin)},
+                      {"ms", ms}, {"registers", k.info().registers}});
+    } catch (const Error& e) {
+      ++failed;
+      std::cout << fmt::format("[{:>4}/{}] FAILED   {:<13} {}\n{}\n", idx + 1, jobs.size(), job.family,
+                               slug(job.problem), e.what());
+    }
+  }
+  std::cout << fmt::format(
+      "warmup: {} kernels in {:.1f} ms ({:.2f} ms per kernel; {} compiled, {} failed); driver start-up {:.1f} ms\n",
+      jobs.size(), total_ms, jobs.empty() ? 0.0 : total_ms / jobs.size(), compiled, failed, startup_ms);
+  if (!args.json.empty())
+    write_json(args.json, {{"command", "warmup"},
+                           {"environment", run_environment()},
+                           {"driver_startup_ms", startup_ms},
+                           {"total_ms", total_ms},
+                           {"ms_per_kernel", jobs.empty() ? 0.0 : total_ms / jobs.size()},
+                           {"compiled", compiled},
+                           {"failed", failed},
+                           {"kernels", rows}});
+  return failed ? kFailed : kOk;
+}
+
+}  // namespace
+
+void add_warmup(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<WarmupArgs>();
+  auto* cmd = app.add_subcommand("warmup", "Load the kernels of shape files into this process (needs a GPU)");
+  cmd->add_option("--shapes", args->shapes, "Shape files (SPEC §6)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--cache-dir", args->cache_dir, "Cache directory");
+  cmd->add_option("--json", args->json, "Also write the results as JSON to this file");
+  cmd->callback([args, &exit_code] { exit_code = run_warmup(*args); });
+}
+
+}  // namespace bandjit::cli

@@ -1,0 +1,39 @@
+// `bandjit`: pregenerate, warmup, cache, emit, check, families (docs/cli.md).
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+#include "tools/cli_common.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"bandjit — JIT-generated banded (sliding-window, dilated) attention kernels"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", BANDJIT_VERSION);
+  int exit_code = bandjit::cli::kOk;
+  bandjit::cli::add_pregenerate(app, exit_code);
+  bandjit::cli::add_warmup(app, exit_code);
+  bandjit::cli::add_cache(app, exit_code);
+  bandjit::cli::add_emit(app, exit_code);
+  bandjit::cli::add_check(app, exit_code);
+  bandjit::cli::add_families(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "bandjit: " << e.what() << "\nRun with --help for usage.\n";
+    return bandjit::cli::kUsage;
+  } catch (const bandjit::Error& e) {
+    std::cerr << "bandjit: " << bandjit::to_string(e.kind()) << ": " << e.what() << "\n";
+    return static_cast<int>(e.kind());
+  } catch (const std::exception& e) {
+    std::cerr << "bandjit: " << e.what() << "\n";
+    return bandjit::cli::kFailed;
+  }
+  return exit_code;
+}
