@@ -41,6 +41,7 @@ Source generate_band_softmax(const Problem& p) {
       "  static constexpr int kRowThreads = {rt};\n"
       "  static constexpr int kElemsPerThread = {ept};\n"
       "  static constexpr int kRowsPerBlock = {rpb};\n"
+      "  static constexpr int kThreads = {threads};\n"
       "}};\n\n"
       "// s and p may alias (in place), so neither is __restrict__.\n"
       "extern \"C\" __global__ void __launch_bounds__({threads})\n"

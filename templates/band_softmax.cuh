@@ -18,13 +18,13 @@ __device__ __forceinline__ float group_reduce(float v, bool is_max, float* scrat
     const float other = __shfl_xor_sync(0xffffffffu, v, o);
     v = is_max ? fmaxf(v, other) : v + other;
   }
-  if constexpr (R > 32) {  // one row per block: combine the warps through shared memory
-    const int warp = threadIdx.x >> 5;
+  if constexpr (R > 32) {  // a row spans R / 32 warps: combine them through shared memory
+    const int warp = threadIdx.x >> 5, first = warp - warp % (R / 32);
     if ((threadIdx.x & 31) == 0) scratch[warp] = v;
     __syncthreads();
-    v = scratch[0];
+    v = scratch[first];
 #pragma unroll
-    for (int w = 1; w < R / 32; ++w) v = is_max ? fmaxf(v, scratch[w]) : v + scratch[w];
+    for (int w = 1; w < R / 32; ++w) v = is_max ? fmaxf(v, scratch[first + w]) : v + scratch[first + w];
     __syncthreads();
   }
   return v;
@@ -36,7 +36,7 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
   constexpr int R = Cfg::kRowThreads, E = Cfg::kElemsPerThread, RPB = Cfg::kRowsPerBlock;
   constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
   constexpr i64 kRows = i64(Cfg::kBatch) * H * N;
-  __shared__ float scratch[R > 32 ? R / 32 : 1];
+  __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
 
   const int lr = threadIdx.x % R;
   const i64 row = i64(blockIdx.x) * RPB + threadIdx.x / R;
