@@ -40,5 +40,6 @@ void add_cache(CLI::App& app, int& exit_code);
 void add_emit(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_families(CLI::App& app, int& exit_code);
+void add_info(CLI::App& app, int& exit_code);
 
 }  // namespace bandjit::cli

@@ -31,6 +31,7 @@ void add_cache(CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
   auto* cache = app.add_subcommand("cache", "Inspect and maintain the disk cache");
   cache->require_subcommand(1);
+  cache->fallthrough();  // `cache list --cache-dir D` as well as `cache --cache-dir D list`
   cache->add_option("--cache-dir", *dir, "Cache directory (default: $BANDJIT_CACHE_DIR, ~/.cache/bandjit)");
 
   auto* list = cache->add_subcommand("list", "One line per entry, most recently used first");

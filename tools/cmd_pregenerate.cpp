@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "runtime/compiler.hpp"
+#include "runtime/driver_api.hpp"
 #include "tools/cli_common.hpp"
 
 namespace bandjit::cli {
@@ -23,6 +25,10 @@ struct PregenerateArgs {
 
 int run_pregenerate(const PregenerateArgs& args) {
   const auto jobs = jobs_from_shape_files(args.shapes);
+  // Fail once, before any work, on what would make every kernel fail.
+  if (args.arch.empty() && !gpu_available())
+    throw Error(ErrorKind::usage, "no GPU found to take the target from; pass the target (--arch sm_90)");
+  if (!args.arch.empty()) validate_arch(args.arch);
   Options options;
   options.arch = args.arch;
   options.cache_dir = args.cache_dir;

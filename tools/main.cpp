@@ -1,4 +1,4 @@
-// `bandjit`: pregenerate, warmup, cache, emit, check, families (docs/cli.md).
+// `bandjit`: pregenerate, warmup, cache, emit, check, families, info (docs/cli.md).
 #include <iostream>
 
 #include <fmt/format.h>
@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   bandjit::cli::add_emit(app, exit_code);
   bandjit::cli::add_check(app, exit_code);
   bandjit::cli::add_families(app, exit_code);
+  bandjit::cli::add_info(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

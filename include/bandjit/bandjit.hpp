@@ -15,10 +15,12 @@
 #include "bandjit/errors.hpp"
 #include "bandjit/problem.hpp"
 
+struct CUstream_st;  // the driver's stream type, as cuda.h declares it
+
 namespace bandjit {
 
 /// The caller's stream: the same type as CUstream and cudaStream_t (nullptr = default).
-using Stream = struct CUstream_st*;
+using Stream = ::CUstream_st*;
 
 /// A device address, from cudaMalloc (void*) or cuMemAlloc (CUdeviceptr).
 struct DevicePtr {

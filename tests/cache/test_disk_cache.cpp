@@ -1,0 +1,207 @@
+#include <signal.h>
+#include <sys/resource.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "bandjit/bandjit.hpp"
+#include "bandjit/cache.hpp"
+#include "cache/atomic_file.hpp"
+#include "cache/disk_cache.hpp"
+#include "support/catch.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace bandjit;
+namespace fs = std::filesystem;
+
+namespace {
+
+Problem tiny(std::int64_t seq_len = 64) {
+  Problem p;
+  p.heads = 2;
+  p.seq_len = seq_len;
+  p.head_dim = 16;
+  p.window_left = 3;
+  p.window_right = 2;
+  p.dtype = DType::float32;
+  return p;
+}
+
+Options in(const test::TempDir& dir) {
+  Options o;
+  o.arch = "sm_90";
+  o.cache_dir = dir.path();
+  return o;
+}
+
+std::string only_entry(const std::string& dir) {
+  const auto entries = list_cache(dir);
+  REQUIRE(entries.size() == 1);
+  return entries.front().path;
+}
+
+void rewrite(const std::string& path, const std::function<void(std::string&)>& edit) {
+  std::string bytes;
+  REQUIRE(read_file(path, bytes));
+  edit(bytes);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+void pause_for_mtime() { std::this_thread::sleep_for(std::chrono::milliseconds(30)); }
+
+}  // namespace
+
+TEST_CASE("disk_cache: a miss compiles and stores, the next request loads", "[disk_cache]") {
+  test::TempDir dir;
+  reset_stats();
+  const auto first = pregenerate("band_qk", tiny(), in(dir));
+  CHECK(first.origin == Origin::compiled);
+  CHECK(stats().compiles == 1);
+  const auto second = pregenerate("band_qk", tiny(), in(dir));
+  CHECK(second.origin == Origin::disk);
+  CHECK(second.key_hash == first.key_hash);
+  CHECK(stats().compiles == 1);
+  CHECK(stats().disk_hits == 1);
+  const auto entries = list_cache(dir.path());
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].valid);
+  CHECK(entries[0].family == "band_qk");
+  CHECK(entries[0].arch == "sm_90");
+  CHECK(entries[0].key_hash == first.key_hash);
+  CHECK(entries[0].path == DiskCache(dir.path(), 1 << 30).path_of(first.key_hash));
+}
+
+TEST_CASE("disk_cache: a truncated or bit-flipped entry is detected, removed and rebuilt", "[disk_cache]") {
+  test::TempDir dir;
+  pregenerate("band_pv", tiny(), in(dir));
+  const std::string path = only_entry(dir.path());
+  SECTION("truncated") {
+    rewrite(path, [](std::string& b) { b.resize(b.size() / 2); });
+  }
+  SECTION("one bit flipped in the cubin") {
+    rewrite(path, [](std::string& b) { b[b.size() - 100] ^= 0x10; });
+  }
+  SECTION("empty") {
+    rewrite(path, [](std::string& b) { b.clear(); });
+  }
+  CHECK_FALSE(list_cache(dir.path()).front().valid);
+  reset_stats();
+  const auto again = pregenerate("band_pv", tiny(), in(dir));
+  CHECK(again.origin == Origin::compiled);
+  CHECK(stats().corrupt_entries == 1);
+  CHECK(stats().compiles == 1);
+  CHECK(list_cache(dir.path()).front().valid);
+  CHECK(pregenerate("band_pv", tiny(), in(dir)).origin == Origin::disk);
+}
+
+TEST_CASE("disk_cache: an entry holding another key document is not used", "[disk_cache]") {
+  test::TempDir dir;
+  const auto a = pregenerate("band_qk", tiny(64), in(dir));
+  const auto b = pregenerate("band_qk", tiny(65), in(dir));
+  DiskCache cache(dir.path(), 1 << 30);
+  // Plant a's entry under b's name: a valid file, but for another key.
+  fs::copy_file(cache.path_of(a.key_hash), cache.path_of(b.key_hash), fs::copy_options::overwrite_existing);
+  reset_stats();
+  CHECK(pregenerate("band_qk", tiny(65), in(dir)).origin == Origin::compiled);
+  CHECK(stats().corrupt_entries == 1);
+}
+
+TEST_CASE("disk_cache: the size cap evicts the least recently used entries", "[disk_cache]") {
+  test::TempDir dir;
+  const auto a = pregenerate("band_softmax", tiny(64), in(dir));
+  pause_for_mtime();
+  const auto b = pregenerate("band_softmax", tiny(65), in(dir));
+  pause_for_mtime();
+  CHECK(pregenerate("band_softmax", tiny(64), in(dir)).origin == Origin::disk);  // a is now the most recent
+  pause_for_mtime();
+  std::uint64_t one = 0;
+  for (const auto& e : list_cache(dir.path())) one = std::max(one, e.bytes);
+  ::setenv("BANDJIT_CACHE_MAX_SIZE", std::to_string(2 * one + one / 2).c_str(), 1);
+  const auto c = pregenerate("band_softmax", tiny(66), in(dir));
+  ::unsetenv("BANDJIT_CACHE_MAX_SIZE");
+  std::set<std::string> kept;
+  for (const auto& e : list_cache(dir.path())) kept.insert(e.key_hash);
+  CHECK(kept == std::set<std::string>{a.key_hash, c.key_hash});  // b was least recently used
+
+  const auto report = prune_cache(dir.path(), 0);
+  CHECK(report.removed == 2);
+  CHECK(report.bytes_after == 0);
+  CHECK(list_cache(dir.path()).empty());
+}
+
+TEST_CASE("disk_cache: verify reports bad entries and removes them and stale temp files", "[disk_cache]") {
+  test::TempDir dir;
+  pregenerate("band_qk", tiny(64), in(dir));
+  pregenerate("band_qk", tiny(65), in(dir));
+  const std::string bad = list_cache(dir.path()).front().path;
+  rewrite(bad, [](std::string& b) { b[20] ^= 1; });
+  const std::string stale = bad + ".tmp.12345.deadbeef", fresh = bad + ".tmp.12346.cafe";
+  test::write_text(stale, "half an entry");
+  test::write_text(fresh, "a write in progress");
+  const struct timespec old[2] = {{std::time(nullptr) - 600, 0}, {std::time(nullptr) - 600, 0}};
+  ::utimensat(AT_FDCWD, stale.c_str(), old, 0);
+
+  const auto summary = summarize_cache(dir.path());
+  CHECK(summary.entries == 2);
+  CHECK(summary.invalid == 1);
+  CHECK(summary.temp_files == 2);
+  const auto look = verify_cache(dir.path(), false);
+  CHECK(look.valid == 1);
+  REQUIRE(look.invalid.size() == 1);
+  CHECK(look.invalid[0].path == bad);
+  CHECK(look.invalid[0].defect == "checksum mismatch");
+  CHECK(fs::exists(bad));
+  const auto fix = verify_cache(dir.path(), true);
+  CHECK(fix.invalid.size() == 1);
+  CHECK(fix.stale_temp_removed == 1);
+  CHECK_FALSE(fs::exists(bad));
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(fresh));  // may belong to a live writer
+  CHECK(verify_cache(dir.path(), false).invalid.empty());
+  CHECK(clear_cache(dir.path()) == 2);
+}
+
+TEST_CASE("disk_cache: an unwritable directory is a clear I/O error", "[disk_cache]") {
+  test::TempDir dir;
+  test::write_text(dir / "file", "not a directory");
+  Options o;
+  o.arch = "sm_90";
+  o.cache_dir = dir / "file/cache";
+  try {
+    pregenerate("band_qk", tiny(), o);
+    FAIL("pregenerate wrote into a file");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::io);
+    CHECK(std::string(e.what()).find(dir / "file") != std::string::npos);
+  }
+}
+
+TEST_CASE("disk_cache: a write that runs out of space leaves nothing behind", "[disk_cache]") {
+  // RLIMIT_FSIZE makes write() fail part-way (EFBIG), as a full disk does (ENOSPC).
+  test::TempDir dir;
+  const std::string path = dir / "ab/entry.bjk";
+  struct rlimit saved {};
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  auto* previous = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 1000;
+  ::setrlimit(RLIMIT_FSIZE, &small);
+  bool threw = false;
+  try {
+    write_file_atomically(path, std::string(5000, 'x'));
+  } catch (const Error& e) {
+    threw = e.kind() == ErrorKind::io;
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, previous);
+  CHECK(threw);
+  CHECK_FALSE(fs::exists(path));
+  CHECK(fs::is_empty(dir / "ab"));  // no temp file left
+}

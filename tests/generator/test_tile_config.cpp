@@ -1,0 +1,102 @@
+#include <map>
+#include <set>
+
+#include "generator/tile_config.hpp"
+#include "support/catch.hpp"
+
+using namespace bandjit;
+
+namespace {
+
+Problem make(std::int64_t n, std::int64_t wl, std::int64_t wr, std::vector<std::int64_t> dil, DType dt = DType::float16,
+             std::int64_t dh = 64, std::int64_t heads = 4) {
+  Problem p;
+  p.batch = 1;
+  p.heads = heads;
+  p.seq_len = n;
+  p.head_dim = dh;
+  p.window_left = wl;
+  p.window_right = wr;
+  p.dilation = std::move(dil);
+  p.dtype = dt;
+  return p;
+}
+
+// The block → (head, residue, rows) decoding of templates/band_tiles.cuh, restated on the
+// host: every query row of every head must belong to exactly one block.
+std::map<std::pair<int, int>, int> rows_covered(const Problem& p, const BandTiling& t) {
+  std::map<std::pair<int, int>, int> seen;
+  for (int x = 0; x < t.tiles_per_batch; ++x) {
+    int h = 0;
+    while (x >= t.head_tile_start[h + 1]) ++h;
+    const int local = x - t.head_tile_start[h];
+    const int D = static_cast<int>(p.dilation_of(h));
+    const int per_residue = tiles_per_residue(p.seq_len, D, t.tile_rows);
+    const int r = local / per_residue, t0 = (local % per_residue) * t.tile_rows;
+    const int len = static_cast<int>((p.seq_len - r + D - 1) / D);
+    for (int row = t0; row < std::min(len, t0 + t.tile_rows); ++row) seen[{h, r + D * row}]++;
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("tiling: diagonal chunks are balanced and cover C", "[tiling]") {
+  CHECK(balanced_chunk(513, 64) == 57);  // 9 × 57 = 513, not 8 × 64 + 1
+  CHECK(balanced_chunk(33, 64) == 33);
+  CHECK(balanced_chunk(64, 64) == 64);
+  CHECK(balanced_chunk(65, 64) == 33);
+  for (std::int64_t c = 1; c < 3000; c += 7) {
+    const int tj = balanced_chunk(c, 64);
+    const std::int64_t chunks = (c + tj - 1) / tj;
+    CHECK(tj <= 64);
+    CHECK(chunks * tj >= c);
+    CHECK((chunks - 1) * tj < c);  // no empty chunk
+  }
+}
+
+TEST_CASE("tiling: every query row is in exactly one block", "[tiling]") {
+  for (const auto& p : {make(4096, 256, 256, {1}), make(100, 8, 8, {3}), make(13, 5, 3, {1}), make(129, 16, 16, {1, 2, 3, 4}),
+                        make(40, 30, 25, {3}), make(23040, 512, 0, {1, 1, 3, 3}), make(1, 0, 0, {1}),
+                        make(77, 12, 0, {2}, DType::float32, 256)}) {
+    for (const BandTiling& t : {band_qk_tiling(p), band_pv_tiling(p)}) {
+      const auto seen = rows_covered(p, t);
+      CHECK(seen.size() == static_cast<std::size_t>(p.heads * p.seq_len));
+      for (const auto& [row, count] : seen) CHECK(count == 1);
+    }
+  }
+}
+
+TEST_CASE("tiling: staged key rows cover the band and shared memory fits", "[tiling]") {
+  for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+    for (std::int64_t dh : {16, 32, 48, 64, 128, 256})
+      for (std::int64_t w : {0, 1, 16, 63, 256, 4096}) {
+        const Problem p = make(10000, w, w / 2, {1}, dt, dh);
+        const BandTiling qk = band_qk_tiling(p), pv = band_pv_tiling(p);
+        INFO("dtype " << to_string(dt) << " head_dim " << dh << " window " << w);
+        // band_qk: 16 rows × TJ diagonals touch keys [16·mt, 16·mt + 15 + TJ − 1].
+        CHECK(qk.key_rows >= 16 * (qk.tile_rows / 16 - 1) + 15 + qk.tile_diagonals);
+        CHECK(qk.key_rows % 8 == 0);
+        const int k_step = dt == DType::float32 ? 8 : 16;
+        CHECK(pv.key_rows >= 16 * (pv.tile_rows / 16 - 1) + 15 + pv.tile_diagonals);
+        CHECK(pv.key_rows % k_step == 0);
+        CHECK(qk.shared_bytes <= kMaxSharedBytes);
+        CHECK(pv.shared_bytes <= kMaxSharedBytes);
+        CHECK(qk.diagonal_chunks * qk.tile_diagonals >= p.diagonals());
+        CHECK((256 / 32) % (qk.tile_rows / 16) == 0);
+      }
+}
+
+TEST_CASE("tiling: softmax threads hold the whole row in registers", "[tiling]") {
+  for (std::int64_t c : {1, 2, 17, 33, 129, 513, 1601, 2049, 8193, 32767}) {
+    Problem p = make(40000, c / 2, c - 1 - c / 2, {1});
+    const SoftmaxTiling t = band_softmax_tiling(p);
+    INFO("C = " << c);
+    CHECK(t.row_threads * t.elems_per_thread >= c);
+    CHECK(t.elems_per_thread <= 32);
+    CHECK((t.row_threads & (t.row_threads - 1)) == 0);
+    CHECK(t.rows_per_block * t.row_threads == t.threads);
+    CHECK(t.threads <= 1024);
+    CHECK(t.blocks * t.rows_per_block >= p.batch * p.heads * p.seq_len);
+  }
+}

@@ -1,0 +1,94 @@
+#include <atomic>
+#include <thread>
+
+#include "bandjit/bandjit.hpp"
+#include "check/device_buffer.hpp"
+#include "support/catch.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace bandjit;
+
+namespace {
+Problem tiny() {
+  Problem p;
+  p.heads = 2;
+  p.seq_len = 96;
+  p.head_dim = 32;
+  p.window_left = 7;
+  p.window_right = 7;
+  p.dtype = DType::float16;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("runtime: memory, then disk, then NVRTC", "[runtime]") {
+  test::TempDir dir;
+  Options o;
+  o.cache_dir = dir.path();
+  reset_stats();
+  const Kernel first = get_kernel("band_qk", tiny(), o);
+  CHECK(first.info().origin == Origin::compiled);
+  CHECK(first.info().arch.rfind("sm_", 0) == 0);
+  CHECK(first.info().registers > 0);
+  const Kernel second = get_kernel("band_qk", tiny(), o);
+  CHECK(second.info().origin == Origin::memory);
+  CHECK(second.info().key_hash == first.info().key_hash);
+  CHECK(stats().compiles == 1);
+  CHECK(stats().memory_hits == 1);
+}
+
+TEST_CASE("runtime: concurrent get_kernel calls compile once", "[runtime]") {
+  test::TempDir dir;
+  Options o;
+  o.cache_dir = dir.path();
+  Problem p = tiny();
+  p.seq_len = 97;
+  reset_stats();
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      get_kernel("band_pv", p, o);
+      ++ok;
+    });
+  for (auto& t : threads) t.join();
+  CHECK(ok == 8);
+  CHECK(stats().compiles == 1);
+  CHECK(stats().memory_hits == 7);
+}
+
+TEST_CASE("runtime: a warm disk cache serves a fresh process without NVRTC", "[runtime]") {
+  test::TempDir dir;
+  const std::string shapes = test::source_path("shapes/longformer-base-4096.json");
+  const std::string cache = " --cache-dir " + dir.path();
+  auto r = test::run_cli("pregenerate --shapes " + shapes + cache);
+  REQUIRE(r.exit_code == 0);
+  // NVRTC is only asked for its version; pointing compiles at a missing library would fail them.
+  r = test::run_cli("warmup --shapes " + shapes + cache + " --json " + dir / "warm.json");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("18 kernels") != std::string::npos);
+  CHECK(r.output.find("0 compiled, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("runtime: launch checks its arguments", "[runtime]") {
+  const Kernel k = get_kernel("band_qk", tiny());
+  CHECK(k.info().arguments == std::vector<std::string>{"q", "k", "s"});
+  DeviceBuffer a(1 << 16), b(1 << 16), c(1 << 20);
+  try {
+    k.launch(nullptr, {a.ptr(), b.ptr()});
+    FAIL("launched with two pointers");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK(std::string(e.what()).find("q, k, s") != std::string::npos);
+  }
+  try {
+    k.launch(nullptr, {a.ptr() + 2, b.ptr(), c.ptr()});
+    FAIL("launched with a misaligned pointer");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK(std::string(e.what()).find("aligned to 16 bytes") != std::string::npos);
+  }
+  CHECK_NOTHROW(k.launch(nullptr, {a.ptr(), b.ptr(), c.ptr()}));
+}

@@ -1,0 +1,100 @@
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "bandjit/bandjit.hpp"
+#include "generator/family_registry.hpp"
+#include "runtime/compiler.hpp"
+#include "support/catch.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace bandjit;
+
+TEST_CASE("nvrtc: every kernel of the four shape files compiles for sm_90", "[nvrtc]") {
+  std::vector<std::pair<std::string, Problem>> jobs;
+  for (const char* file : {"shapes/longformer-base-4096.json", "shapes/longformer-large-4096.json",
+                           "shapes/longformer-charlm-small.json", "shapes/seed-workload-grid.json"})
+    for (const auto& entry : load_shape_file(test::source_path(file)).entries)
+      for (const auto& op : entry.ops) jobs.emplace_back(op, entry.problem);
+  REQUIRE(jobs.size() == 3 * (6 + 4 + 6 + 51));
+
+  test::TempDir dir;
+  Options options;
+  options.arch = "sm_90";
+  options.cache_dir = dir.path();
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  std::vector<Origin> origins(jobs.size());
+  auto work = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      try {
+        origins[i] = pregenerate(jobs[i].first, jobs[i].second, options).origin;
+      } catch (const Error& e) {
+        std::lock_guard<std::mutex> lock(mutex);
+        failures.push_back(jobs[i].first + " " + slug(jobs[i].second) + ": " + e.what());
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+  for (auto& t : pool) t.join();
+  for (const auto& f : failures) UNSCOPED_INFO(f);
+  CHECK(failures.empty());
+  // Problems that differ only in fields a family ignores share one kernel; all the rest compiled.
+  CHECK(std::count(origins.begin(), origins.end(), Origin::compiled) > 150);
+
+  // The second pass finds every kernel on disk.
+  for (const auto& [family, problem] : jobs) CHECK(pregenerate(family, problem, options).origin == Origin::disk);
+}
+
+TEST_CASE("nvrtc: a compile error carries the log, the options and the source name", "[nvrtc]") {
+  Problem p;
+  p.heads = 1;
+  p.seq_len = 32;
+  p.head_dim = 16;
+  Source s = generate_band_qk(p);
+  s.text += "\nthis is not CUDA;\n";
+  try {
+    compile(s, "sm_90");
+    FAIL("compiled broken source");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::compile_failed);
+    CHECK(e.evidence_of("log").find("error") != std::string::npos);
+    CHECK(e.evidence_of("log").find(s.name) != std::string::npos);  // file and line of the error
+    CHECK(e.evidence_of("options").find("--gpu-architecture=sm_90") != std::string::npos);
+    CHECK(e.evidence_of("options").find("-I") != std::string::npos);
+    CHECK(std::string(e.what()).find(s.name) != std::string::npos);
+  }
+}
+
+TEST_CASE("nvrtc: the target architecture is validated before NVRTC runs", "[nvrtc]") {
+  for (const char* bad : {"sm_52", "sm_75", "compute_90", "gfx90a", "sm90", ""}) {
+    INFO(bad);
+    try {
+      validate_arch(bad);
+      FAIL("accepted " << bad);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::invalid_problem);
+      CHECK(e.evidence_of("field") == "arch");
+    }
+  }
+  for (const char* good : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120"}) CHECK_NOTHROW(validate_arch(good));
+}
+
+TEST_CASE("nvrtc: the cubin and resource usage are returned", "[nvrtc]") {
+  Problem p;
+  p.heads = 2;
+  p.seq_len = 100;
+  p.head_dim = 64;
+  p.window_left = 10;
+  p.window_right = 10;
+  p.dtype = DType::float16;
+  const Cubin c = compile(generate_band_pv(p), "sm_90");
+  CHECK(c.image.size() > 1000);
+  CHECK(c.image.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK(c.registers > 0);
+  CHECK(c.registers <= 255);
+  CHECK(registers_from_log("ptxas info    : Used 57 registers, used 1 barriers") == 57);
+  CHECK(registers_from_log("no such line") == -1);
+}

@@ -1,0 +1,127 @@
+#include <string>
+
+#include "support/catch.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace bandjit;
+using test::run_cli;
+
+namespace {
+bool has(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
+const char* kProblem =
+    R"({"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "window_left": 4, "window_right": 4, "dtype": "float16"})";
+}  // namespace
+
+TEST_CASE("cli: usage errors exit 2 with a hint", "[cli]") {
+  auto r = run_cli("");
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "--help"));
+  r = run_cli("pregenerate");
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "--shapes"));
+  r = run_cli("pregenerate --shapes /no/such/file.json --arch sm_90");
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "/no/such/file.json"));
+  r = run_cli("frobnicate");
+  CHECK(r.exit_code == 2);
+  r = run_cli("cache prune --max-size lots");
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "lots"));
+  CHECK(run_cli("--help").exit_code == 0);
+}
+
+TEST_CASE("cli: invalid problems exit 3 naming the file, index and field", "[cli]") {
+  test::TempDir dir;
+  test::write_text(dir / "bad.json", R"({"name": "bad", "problems": [
+      {"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "window_left": 64, "window_right": 4, "dtype": "float16"}]})");
+  auto r = run_cli("pregenerate --arch sm_90 --cache-dir " + dir.path() + "/c --shapes " + dir / "bad.json");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "bad.json problems[0]"));
+  CHECK(has(r.output, "window_left = 64"));
+  CHECK(has(r.output, "0 … 63"));
+
+  test::write_text(dir / "broken.json", "{ not json");
+  r = run_cli("pregenerate --arch sm_90 --shapes " + dir / "broken.json");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "not valid JSON"));
+
+  r = run_cli("pregenerate --arch sm_52 --cache-dir " + dir.path() + "/c --shapes " +
+              test::source_path("shapes/longformer-base-4096.json"));
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "arch = \"sm_52\""));
+
+  r = run_cli(std::string("emit --family band_qkv --problem '") + kProblem + "'");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "band_qk, band_softmax, band_pv"));
+}
+
+TEST_CASE("cli: pregenerate reports each kernel, then finds them all in the cache", "[cli]") {
+  test::TempDir dir;
+  test::write_text(dir / "one.json", std::string(R"({"name": "one", "problems": [)") + kProblem + "]}");
+  const std::string args = "pregenerate --arch sm_90 --cache-dir " + dir.path() + "/c --shapes " + dir / "one.json" +
+                           " --json " + dir / "out.json";
+  auto r = run_cli(args);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.output, "[   1/3] compiled band_qk"));
+  CHECK(has(r.output, "3 kernels: 3 compiled, 0 loaded from cache, 0 failed"));
+  r = run_cli(args);
+  CHECK(has(r.output, "3 kernels: 0 compiled, 3 loaded from cache, 0 failed"));
+  CHECK(has(test::run_command("cat " + dir / "out.json").output, "\"cached\": 3"));
+
+  r = run_cli("cache list --cache-dir " + dir.path() + "/c");
+  CHECK(has(r.output, "3 entries"));
+  r = run_cli("cache verify --cache-dir " + dir.path() + "/c");
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.output, "3 valid, 0 invalid"));
+  r = run_cli("cache stats --cache-dir " + dir.path() + "/c");
+  CHECK(has(r.output, "entries      3"));
+  r = run_cli("cache clear --cache-dir " + dir.path() + "/c");
+  CHECK(has(r.output, "removed 3 files"));
+}
+
+TEST_CASE("cli: a corrupt entry makes verify exit 1 until removed", "[cli]") {
+  test::TempDir dir;
+  test::write_text(dir / "one.json", std::string(R"({"name": "one", "problems": [)") + kProblem + "]}");
+  run_cli("pregenerate --arch sm_90 --cache-dir " + dir.path() + "/c --shapes " + dir / "one.json");
+  test::run_command("f=$(ls " + dir.path() + "/c/*/*.bjk | head -1); head -c 100 $f > $f.cut; mv $f.cut $f");
+  auto r = run_cli("cache verify --cache-dir " + dir.path() + "/c");
+  CHECK(r.exit_code == 1);
+  CHECK(has(r.output, "truncated"));
+  r = run_cli("cache verify --remove --cache-dir " + dir.path() + "/c");
+  CHECK(r.exit_code == 0);
+  CHECK(run_cli("cache verify --cache-dir " + dir.path() + "/c").exit_code == 0);
+}
+
+TEST_CASE("cli: emit prints the generated source", "[cli]") {
+  auto r = run_cli(std::string("emit --family band_softmax --problem '") + kProblem + "'");
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.output, "extern \"C\" __global__"));
+  CHECK(has(r.output, "kSeqLen = 64;"));
+  r = run_cli("emit --shapes " + test::source_path("shapes/longformer-charlm-small.json") + " --index 5");
+  CHECK(has(r.output, "bj_dilation[8] = {1, 1, 1, 1, 1, 1, 4, 4}"));
+  r = run_cli("emit --shapes " + test::source_path("shapes/longformer-charlm-small.json") + " --index 6");
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "0 … 5"));
+  CHECK(run_cli("families").output == "band_qk\nband_softmax\nband_pv\n");
+}
+
+TEST_CASE("cli: GPU commands say so without a GPU; NVRTC problems exit 4", "[cli]") {
+  const std::string shapes = test::source_path("shapes/longformer-base-4096.json");
+  const auto no_driver = test::run_command("ls /dev/nvidia0 >/dev/null 2>&1").exit_code != 0;
+  if (no_driver) {
+    auto r = run_cli("check --shapes " + shapes);
+    CHECK(r.exit_code == 5);
+    CHECK(has(r.output, "needs a GPU"));
+    r = run_cli("pregenerate --shapes " + shapes);  // no --arch and no GPU to ask
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "--arch sm_90"));
+  }
+  test::TempDir dir;
+  auto r = test::run_command("BANDJIT_NVRTC_LIBRARY=/no/libnvrtc.so " + test::cli_path() +
+                             " pregenerate --arch sm_90 --cache-dir " + dir.path() + " --shapes " + shapes);
+  CHECK(r.exit_code == 1);
+  CHECK(has(r.output, "cannot load NVRTC"));
+  CHECK(has(r.output, "/no/libnvrtc.so"));
+}
