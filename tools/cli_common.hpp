@@ -41,5 +41,6 @@ void add_emit(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_families(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);
+void add_bench(CLI::App& app, int& exit_code);
 
 }  // namespace bandjit::cli

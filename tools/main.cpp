@@ -1,4 +1,4 @@
-// `bandjit`: pregenerate, warmup, cache, emit, check, families, info (docs/cli.md).
+// `bandjit`: pregenerate, warmup, cache, emit, check, families, info, bench (docs/cli.md).
 #include <iostream>
 
 #include <fmt/format.h>
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   bandjit::cli::add_check(app, exit_code);
   bandjit::cli::add_families(app, exit_code);
   bandjit::cli::add_info(app, exit_code);
+  bandjit::cli::add_bench(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

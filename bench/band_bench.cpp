@@ -1,0 +1,151 @@
+#include "bench/band_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "check/device_buffer.hpp"
+#include "runtime/driver_api.hpp"
+
+namespace bandjit {
+namespace {
+
+struct Sample {
+  double median_us, min_us;
+};
+
+// Times `work(set)` on rotating sets: each launch between its own pair of events.
+Sample time_rotating(const std::function<void(int)>& work, int sets, int warmup, int runs) {
+  const auto& cu = driver();
+  for (int i = 0; i < warmup; ++i) work(i % sets);
+  std::vector<CUevent> ev(2 * runs);
+  for (auto& e : ev) check_cuda(cu.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  for (int i = 0; i < runs; ++i) {
+    check_cuda(cu.cuEventRecord(ev[2 * i], nullptr), "cuEventRecord");
+    work(i % sets);
+    check_cuda(cu.cuEventRecord(ev[2 * i + 1], nullptr), "cuEventRecord");
+  }
+  check_cuda(cu.cuEventSynchronize(ev.back()), "cuEventSynchronize");
+  std::vector<double> us(runs);
+  for (int i = 0; i < runs; ++i) {
+    float ms = 0;
+    check_cuda(cu.cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cuEventElapsedTime");
+    us[i] = ms * 1000.0;
+  }
+  for (auto& e : ev) cu.cuEventDestroy(e);
+  std::sort(us.begin(), us.end());
+  return {us[us.size() / 2], us.front()};
+}
+
+void fill_random(DeviceBuffer& buf, DType d, std::uint64_t seed) {
+  const std::size_t n = buf.bytes() / element_size(d);
+  std::vector<std::uint16_t> half(d == DType::float32 ? 0 : n);
+  std::vector<float> single(d == DType::float32 ? n : 0);
+  std::uint64_t x = seed | 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const float v = static_cast<float>(static_cast<double>(x >> 11) * 0x1.0p-53 * 2 - 1);
+    if (d == DType::float32) {
+      single[i] = v;
+    } else if (d == DType::float16) {
+      // Exponent/mantissa of a value in [0.5, 1) with a random sign: enough for timing.
+      half[i] = static_cast<std::uint16_t>(0x3800 | (x & 0x3ff) | ((x >> 20) & 1) << 15);
+    } else {
+      half[i] = static_cast<std::uint16_t>(0x3f00 | (x & 0x7f) | ((x >> 20) & 1) << 15);
+    }
+  }
+  if (d == DType::float32)
+    buf.upload(single.data(), n * 4);
+  else
+    buf.upload(half.data(), n * 2);
+}
+
+}  // namespace
+
+double family_bytes(const std::string& family, const Problem& p) {
+  const double es = static_cast<double>(element_size(p.dtype));
+  const double qkv = double(p.batch) * p.heads * p.seq_len * p.head_dim * es;
+  const double band = double(p.batch) * p.heads * p.seq_len * p.diagonals() * es;
+  const double mask = p.key_mask == KeyMask::none ? 0 : double(p.batch) * p.seq_len * (p.key_mask == KeyMask::boolean ? 1 : 4);
+  if (family == "band_qk") return 2 * qkv + band;
+  if (family == "band_softmax") return 2 * band + mask;
+  if (family == "band_pv") return band + 2 * qkv;
+  if (family == "forward")  // the three unfused kernels: S and P each written once and read once
+    return family_bytes("band_qk", p) + family_bytes("band_softmax", p) + family_bytes("band_pv", p);
+  return 0;
+}
+
+double family_flops(const std::string& family, const Problem& p) {
+  const double band_macs = double(p.batch) * p.heads * p.seq_len * p.diagonals() * p.head_dim;
+  if (family == "band_qk" || family == "band_pv") return 2 * band_macs;
+  if (family == "forward") return 4 * band_macs;
+  return 0;
+}
+
+std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& options) {
+  validate(p);
+  const std::size_t es = element_size(p.dtype);
+  const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
+  const std::size_t n_band = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.diagonals());
+  const double set_bytes = double(4 * n_qkv + 2 * n_band) * es;
+  const int sets = std::max(1, std::min(8, static_cast<int>(std::ceil(options.min_working_set / set_bytes))));
+
+  const Kernel qk = get_kernel("band_qk", p, options.kernel_options);
+  const Kernel sm = get_kernel("band_softmax", p, options.kernel_options);
+  const Kernel pv = get_kernel("band_pv", p, options.kernel_options);
+  DeviceBuffer mask(std::max<std::size_t>(16, static_cast<std::size_t>(p.batch * p.seq_len) * 4));
+  mask.fill32(p.key_mask == KeyMask::boolean ? 0x01010101u : 0u);  // keep every key
+
+  struct Set {
+    DeviceBuffer q, k, v, s, p, o;
+  };
+  std::vector<Set> bufs;
+  for (int i = 0; i < sets; ++i) {
+    Set set{DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es),
+            DeviceBuffer(n_band * es), DeviceBuffer(n_band * es), DeviceBuffer(n_qkv * es)};
+    fill_random(set.q, p.dtype, 11 + i);
+    fill_random(set.k, p.dtype, 22 + i);
+    fill_random(set.v, p.dtype, 33 + i);
+    bufs.push_back(std::move(set));
+  }
+  auto run_qk = [&](int i) { qk.launch(nullptr, {bufs[i].q.ptr(), bufs[i].k.ptr(), bufs[i].s.ptr()}); };
+  auto run_sm = [&](int i) {
+    if (p.key_mask == KeyMask::none)
+      sm.launch(nullptr, {bufs[i].s.ptr(), bufs[i].p.ptr()});
+    else
+      sm.launch(nullptr, {bufs[i].s.ptr(), bufs[i].p.ptr(), mask.ptr()});
+  };
+  auto run_pv = [&](int i) { pv.launch(nullptr, {bufs[i].p.ptr(), bufs[i].v.ptr(), bufs[i].o.ptr()}); };
+  // Realistic inputs for softmax and pv: S from band_qk, P from band_softmax.
+  for (int i = 0; i < sets; ++i) {
+    run_qk(i);
+    run_sm(i);
+  }
+  check_cuda(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+
+  std::vector<BenchRow> rows;
+  auto add = [&](const std::string& family, const std::function<void(int)>& work) {
+    const Sample s = time_rotating(work, sets, options.warmup, options.runs);
+    rows.push_back({family, s.median_us, s.min_us, family_bytes(family, p), family_flops(family, p), sets});
+  };
+  add("band_qk", run_qk);
+  add("band_softmax", run_sm);
+  add("band_pv", run_pv);
+  add("forward", [&](int i) {
+    run_qk(i);
+    run_sm(i);
+    run_pv(i);
+  });
+  return rows;
+}
+
+double copy_bandwidth_gbps(std::size_t bytes, int runs) {
+  DeviceBuffer a(bytes), b(bytes);
+  a.fill32(0x3c003c00u);
+  const auto& cu = driver();
+  const Sample s = time_rotating(
+      [&](int) { check_cuda(cu.cuMemcpyDtoD(b.ptr(), a.ptr(), bytes), "cuMemcpyDtoD"); }, 1, 3, runs);
+  return 2.0 * double(bytes) / (s.median_us * 1e3);
+}
+
+}  // namespace bandjit

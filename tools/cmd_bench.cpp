@@ -1,0 +1,87 @@
+// bandjit bench --shapes FILE...: median CUDA-event time per family, must-move bytes and
+// FLOPs, achieved GB/s and TFLOP/s, and the fraction of the copy bandwidth measured in
+// the same run. Table on stdout, JSON with --json.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+#include "bench/band_bench.hpp"
+#include "runtime/driver_api.hpp"
+#include "tools/cli_common.hpp"
+
+namespace bandjit::cli {
+namespace {
+
+struct BenchArgs {
+  std::vector<std::string> shapes;
+  std::vector<std::string> problems;  // inline JSON problems
+  std::string cache_dir;
+  std::string json;
+  int runs = 50;
+  double matrix_tflops = 740;  // bf16 dense rate of the H200 (ANCHORS.md), for the compute floor
+};
+
+int run_bench(const BenchArgs& args) {
+  if (!gpu_available()) throw Error(ErrorKind::driver_failed, "bench needs a GPU: no CUDA driver or device found");
+  std::vector<Problem> problems;
+  for (const auto& path : args.shapes)
+    for (const auto& e : load_shape_file(path).entries) problems.push_back(e.problem);
+  for (const auto& text : args.problems) problems.push_back(problem_from_json(text));
+  ensure_context();
+  const double copy_gbps = copy_bandwidth_gbps(std::size_t(1) << 30, 20);
+  std::cout << fmt::format("device-to-device copy: {:.0f} GB/s (read + written)\n", copy_gbps);
+  std::cout << fmt::format("{:<50} {:<13} {:>10} {:>9} {:>7} {:>8} {:>9}\n", "problem", "family", "median_us",
+                           "GB/s", "%copy", "TFLOP/s", "floor_us");
+  BenchOptions options;
+  options.runs = args.runs;
+  options.kernel_options.cache_dir = args.cache_dir;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& p : problems) {
+    for (const auto& r : bench_problem(p, options)) {
+      const double gbps = r.bytes / (r.median_us * 1e3);
+      const double floor_us = std::max(r.bytes / (copy_gbps * 1e3), r.flops / (args.matrix_tflops * 1e6));
+      std::cout << fmt::format("{:<50} {:<13} {:>10.1f} {:>9.0f} {:>6.1f}% {:>8.1f} {:>9.1f}\n", slug(p), r.family,
+                               r.median_us, gbps, 100 * gbps / copy_gbps, r.flops / (r.median_us * 1e6), floor_us);
+      rows.push_back({{"problem", slug(p)},
+                      {"problem_json", nlohmann::json::parse(to_json(p))},
+                      {"family", r.family},
+                      {"median_us", r.median_us},
+                      {"min_us", r.min_us},
+                      {"bytes", r.bytes},
+                      {"flops", r.flops},
+                      {"gbps", gbps},
+                      {"fraction_of_copy", gbps / copy_gbps},
+                      {"tflops", r.flops / (r.median_us * 1e6)},
+                      {"floor_us", floor_us},
+                      {"buffer_sets", r.buffer_sets}});
+    }
+  }
+  if (!args.json.empty())
+    write_json(args.json, {{"command", "bench"},
+                           {"environment", run_environment()},
+                           {"copy_gbps", copy_gbps},
+                           {"matrix_tflops_assumed", args.matrix_tflops},
+                           {"runs", args.runs},
+                           {"rows", rows}});
+  return kOk;
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Time each family on the GPU against the roofline (needs a GPU)");
+  cmd->add_option("--shapes", args->shapes, "Shape files (SPEC §6)")->check(CLI::ExistingFile);
+  cmd->add_option("--problem", args->problems, "A problem as JSON (repeatable)");
+  cmd->add_option("--cache-dir", args->cache_dir, "Cache directory");
+  cmd->add_option("--json", args->json, "Also write the results as JSON to this file");
+  cmd->add_option("--runs", args->runs, "Timed launches per kernel (median reported)")->check(CLI::Range(1, 100000));
+  cmd->callback([args, &exit_code] {
+    if (args->shapes.empty() && args->problems.empty())
+      throw Error(ErrorKind::usage, "bench needs --shapes FILE or --problem JSON");
+    exit_code = run_bench(*args);
+  });
+}
+
+}  // namespace bandjit::cli
