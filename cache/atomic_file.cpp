@@ -57,6 +57,12 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   }
 }
 
+void ensure_writable_directory(const std::string& dir) {
+  const std::string probe = fmt::format("{}/.probe{}{}", dir, kTempMarker, ::getpid());
+  write_file_atomically(probe, "bandjit");
+  ::unlink(probe.c_str());
+}
+
 bool read_file(const std::string& path, std::string& bytes, FileIdentity* identity) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;

@@ -20,6 +20,10 @@ struct FileIdentity {
   unsigned long long device = 0, inode = 0;
 };
 
+/// Creates `dir` if needed and proves it writable by publishing and removing a probe
+/// file; throws Error(io) naming the directory and the system error otherwise.
+void ensure_writable_directory(const std::string& dir);
+
 /// Reads a whole file; returns false when it does not exist or cannot be read. `identity`
 /// receives the device and inode of the file that was read.
 bool read_file(const std::string& path, std::string& bytes, FileIdentity* identity = nullptr);

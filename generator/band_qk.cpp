@@ -36,7 +36,9 @@ Source generate_band_qk(const Problem& p) {
       "  static constexpr int kThreads = {threads};\n"
       "  static constexpr int kTileRows = {tm};\n"
       "  static constexpr int kTileDiagonals = {tj};\n"
-      "  static constexpr int kKeyRows = {nu};\n"
+      "  static constexpr int kSlabRows = {ks};\n"
+      "  static constexpr int kStageLD = {ld};\n"
+      "  static constexpr bool kQInRegisters = {qregs};\n"
       "{tile_start}"
       "}};\n\n"
       "extern \"C\" __global__ void __launch_bounds__({threads})\n"
@@ -46,7 +48,7 @@ Source generate_band_qk(const Problem& p) {
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("scale", float_literal(p.scale)), fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows),
-      fmt::arg("tj", t.tile_diagonals), fmt::arg("nu", t.key_rows), fmt::arg("tile_start", tile_start),
+      fmt::arg("tj", t.tile_diagonals), fmt::arg("ks", t.slab_rows), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
       fmt::arg("name", s.kernel_name));
   return s;
 }

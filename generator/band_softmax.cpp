@@ -39,7 +39,7 @@ Source generate_band_softmax(const Problem& p) {
       "  static constexpr float kScale = {scale};\n"
       "  static constexpr int kKeyMask = {mask};\n"
       "  static constexpr int kRowThreads = {rt};\n"
-      "  static constexpr int kElemsPerThread = {ept};\n"
+      "  static constexpr int kPiecesPerThread = {ppt};\n"
       "  static constexpr int kRowsPerBlock = {rpb};\n"
       "  static constexpr int kThreads = {threads};\n"
       "}};\n\n"
@@ -51,7 +51,7 @@ Source generate_band_softmax(const Problem& p) {
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, nullptr)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("scale", float_literal(p.scale)), fmt::arg("mask", mask), fmt::arg("rt", t.row_threads),
-      fmt::arg("ept", t.elems_per_thread), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
+      fmt::arg("ppt", t.pieces_per_thread), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
       fmt::arg("name", s.kernel_name), fmt::arg("signature", signature),
       fmt::arg("mask_arg", p.key_mask == KeyMask::none ? "nullptr" : "mask"));
   return s;

@@ -12,7 +12,7 @@ namespace {
 
 [[noreturn]] void reject(const std::string& field, const std::string& value, const std::string& allowed) {
   throw Error(ErrorKind::invalid_problem,
-              fmt::format("invalid problem: {} = {} is out of range; allowed: {}", field, value, allowed),
+              fmt::format("{} = {} is out of range; allowed: {}", field, value, allowed),
               {{"field", field}, {"value", value}, {"allowed", allowed}});
 }
 

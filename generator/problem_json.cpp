@@ -14,7 +14,7 @@ using nlohmann::json;
 [[noreturn]] void bad_field(const std::string& where, const std::string& field, const std::string& value,
                             const std::string& allowed) {
   throw Error(ErrorKind::invalid_problem,
-              fmt::format("{}: {} = {} is not valid; allowed: {}", where, field, value, allowed),
+              fmt::format("{}{} = {} is not valid; allowed: {}", where.empty() ? "" : where + ": ", field, value, allowed),
               {{"field", field}, {"value", value}, {"allowed", allowed}});
 }
 
@@ -105,7 +105,7 @@ Problem problem_from_json(const json& doc, const std::string& where) {
   try {
     validate(p);
   } catch (const Error& e) {
-    throw Error(e.kind(), fmt::format("{}: {}", where, e.message()), e.evidence());
+    throw Error(e.kind(), where.empty() ? e.message() : fmt::format("{}: {}", where, e.message()), e.evidence());
   }
   return p;
 }
@@ -119,7 +119,7 @@ Problem problem_from_json(std::string_view json_text) {
   } catch (const json::parse_error& e) {
     throw Error(ErrorKind::invalid_problem, fmt::format("problem is not valid JSON: {}", e.what()));
   }
-  return problem_from_json(doc, "problem");
+  return problem_from_json(doc, "");
 }
 
 }  // namespace bandjit

@@ -12,8 +12,8 @@ namespace bandjit {
 /// All fields, sorted keys; dilation as one int when uniform.
 nlohmann::json problem_to_json(const Problem& problem);
 
-/// Reads the fields of SPEC §2 (+ optional scale, key_mask); `where` prefixes error
-/// messages ("shapes/x.json problems[3]"). Unknown fields are rejected. Validates.
-Problem problem_from_json(const nlohmann::json& doc, const std::string& where = "problem");
+/// Reads the fields of SPEC §2 (+ optional scale, key_mask); `where`, when not empty,
+/// prefixes error messages ("shapes/x.json problems[3]"). Unknown fields are rejected. Validates.
+Problem problem_from_json(const nlohmann::json& doc, const std::string& where = "");
 
 }  // namespace bandjit

@@ -30,6 +30,8 @@ ShapeFile load_shape_file(const std::string& path) {
   file.path = path;
   file.name = doc.value("name", path);
   const auto& problems = doc["problems"];
+  if (problems.empty())
+    throw Error(ErrorKind::invalid_problem, fmt::format("{}: the \"problems\" list is empty", path), {{"path", path}});
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const auto where = fmt::format("{} problems[{}]", path, i);
     ShapeEntry entry;

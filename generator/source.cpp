@@ -1,9 +1,42 @@
 #include "generator/source.hpp"
 
+#include <set>
+#include <sstream>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace bandjit {
+
+namespace {
+void inline_includes(const std::string& text, const std::vector<TemplateFile>& headers, std::set<std::string>& done,
+                     std::string& out) {
+  std::istringstream lines(text);
+  std::string line;
+  const std::string marker = "#include \"bandjit/";
+  while (std::getline(lines, line)) {
+    if (line.rfind(marker, 0) == 0) {
+      const std::string name = line.substr(10, line.find('"', 10) - 10);
+      if (done.insert(name).second)
+        for (const auto& h : headers)
+          if (h.name == name) {
+            out += "// ---- " + name + "\n";
+            inline_includes(h.text, headers, done, out);
+          }
+      continue;
+    }
+    if (line == "#pragma once") continue;
+    out += line + "\n";
+  }
+}
+}  // namespace
+
+std::string standalone_text(const Source& source) {
+  std::set<std::string> done;
+  std::string out;
+  inline_includes(source.text, *source.headers, done, out);
+  return out;
+}
 
 const char* cuda_type(DType d) {
   switch (d) {

@@ -31,6 +31,10 @@ struct Source {
   nlohmann::json key_fields;
 };
 
+/// The source with every `#include "bandjit/…"` replaced by the template's text (each
+/// once), so that it compiles on its own with nvcc or NVRTC and the CUDA headers.
+std::string standalone_text(const Source& source);
+
 /// C++ spelling of an element type in the templates, and the macro that includes its header.
 const char* cuda_type(DType dtype);
 const char* cuda_type_macro(DType dtype);

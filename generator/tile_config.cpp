@@ -5,21 +5,13 @@
 namespace bandjit {
 namespace {
 
-constexpr std::uint32_t kSharedBudget = 160 * 1024;  // leaves room for 1 block + L1
+// Three blocks per SM (24 warps) fit under the first budget; larger tiles fall back to
+// two blocks, then one.
+constexpr std::uint32_t kBudgets[] = {74 * 1024, 112 * 1024, 200 * 1024};
 
 int ceil_div(std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); }
-
-// Key rows staged per chunk so that the n-tiles (band_qk) or k-steps (band_pv) of every
-// m-tile of 16 rows stay inside the staged rows.
-int qk_key_rows(int tile_rows, int tj) {
-  const int mt = tile_rows / 16;
-  const int n_tiles = (14 + tj) / 8 + 1;
-  return 8 * (2 * (mt - 1) + n_tiles);
-}
-int pv_key_rows(int tile_rows, int tj, int k_step) {
-  const int last = 16 * (tile_rows / 16 - 1) + 14 + tj;
-  return k_step * (last / k_step + 1);
-}
+int round_up(int a, int b) { return ceil_div(a, b) * b; }
+int vec_elems(DType d) { return 16 / static_cast<int>(element_size(d)); }
 
 void fill_grid(BandTiling& t, const Problem& p) {
   t.diagonal_chunks = ceil_div(p.diagonals(), t.tile_diagonals);
@@ -30,6 +22,20 @@ void fill_grid(BandTiling& t, const Problem& p) {
                                 static_cast<int>(d) * tiles_per_residue(p.seq_len, d, t.tile_rows));
   }
   t.tiles_per_batch = t.head_tile_start.back();
+}
+
+// Shrinks the diagonal chunk, then the slab, until the tile fits the budget.
+template <class Bytes>
+void fit(BandTiling& t, const Problem& p, int max_chunk, Bytes bytes) {
+  const int v = vec_elems(p.dtype);
+  for (std::uint32_t budget : kBudgets) {
+    for (int chunk = max_chunk; chunk >= 32; chunk /= 2) {
+      t.tile_diagonals = balanced_chunk(p.diagonals(), chunk);
+      t.stage_ld = round_up(t.tile_diagonals + v - 1, v);
+      t.shared_bytes = bytes(t);
+      if (t.shared_bytes <= budget) return;
+    }
+  }
 }
 
 }  // namespace
@@ -43,16 +49,26 @@ int balanced_chunk(std::int64_t diagonals, int max_chunk) {
   return ceil_div(diagonals, chunks);
 }
 
+int pieces_per_row(std::int64_t diagonals, DType dtype) {
+  const int v = vec_elems(dtype);
+  return ceil_div(diagonals + v - 1, v);
+}
+
+bool qk_q_in_registers(const Problem& p) { return p.dtype != DType::float32 || p.head_dim <= 64; }
+
 BandTiling band_qk_tiling(const Problem& p) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
-  const std::uint32_t ld = static_cast<std::uint32_t>(p.head_dim) + 16 / es;
-  for (t.tile_rows = 64;; t.tile_rows /= 2) {
-    t.tile_diagonals = balanced_chunk(p.diagonals(), 64);
-    t.key_rows = qk_key_rows(t.tile_rows, t.tile_diagonals);
-    t.shared_bytes = (t.tile_rows + t.key_rows) * ld * es + t.tile_rows * t.tile_diagonals * 4;
-    if (t.shared_bytes <= kSharedBudget || t.tile_rows == 16) break;
-  }
+  const std::uint32_t ldq = static_cast<std::uint32_t>(p.head_dim) + 16 / es;
+  t.threads = 256;  // 4 row groups × 2 warps interleaving the n-tiles
+  t.tile_rows = 64;
+  t.slab_rows = p.dtype == DType::float32 ? 32 : 64;
+  const bool q_in_regs = qk_q_in_registers(p);
+  fit(t, p, p.dtype == DType::float32 ? 256 : 576, [&](const BandTiling& x) {
+    const std::uint32_t q = x.tile_rows * ldq * es, stage = x.tile_rows * x.stage_ld * es;
+    const std::uint32_t ring = 3 * x.slab_rows * ldq * es;
+    return (q_in_regs ? std::max(q, stage) : q + stage) + ring;  // Q's space is reused for staging
+  });
   fill_grid(t, p);
   return t;
 }
@@ -60,24 +76,24 @@ BandTiling band_qk_tiling(const Problem& p) {
 BandTiling band_pv_tiling(const Problem& p) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
-  const int k_step = p.dtype == DType::float32 ? 8 : 16;
-  for (t.tile_rows = 64;; t.tile_rows /= 2) {
-    t.tile_diagonals = balanced_chunk(p.diagonals(), 64);
-    t.key_rows = pv_key_rows(t.tile_rows, t.tile_diagonals, k_step);
-    const std::uint32_t lda = t.key_rows + 16 / es, ldv = static_cast<std::uint32_t>(p.head_dim) + 8;
-    t.shared_bytes = (t.tile_rows * lda + t.key_rows * ldv) * es;
-    if (t.shared_bytes <= kSharedBudget || t.tile_rows == 16) break;
-  }
+  const std::uint32_t ldv = static_cast<std::uint32_t>(p.head_dim) + 8;
+  t.threads = 256;  // 4 row groups × 2 column halves
+  t.tile_rows = 64;
+  t.slab_rows = p.dtype == DType::float32 ? 32 : 64;
+  fit(t, p, p.dtype == DType::float32 ? 256 : 576, [&](const BandTiling& x) {
+    return x.tile_rows * x.stage_ld * es + 3 * x.slab_rows * ldv * es;
+  });
   fill_grid(t, p);
   return t;
 }
 
 SoftmaxTiling band_softmax_tiling(const Problem& p) {
   SoftmaxTiling t;
-  const auto c = p.diagonals();
+  const int v = vec_elems(p.dtype);
+  const int pieces = pieces_per_row(p.diagonals(), p.dtype);
   t.row_threads = 1;
-  while (t.row_threads < 1024 && ceil_div(c, t.row_threads) > 16) t.row_threads *= 2;
-  t.elems_per_thread = ceil_div(c, t.row_threads);
+  while (t.row_threads < 1024 && ceil_div(pieces, t.row_threads) * v > 32) t.row_threads *= 2;
+  t.pieces_per_thread = ceil_div(pieces, t.row_threads);
   t.threads = std::max(t.row_threads, 256);
   t.rows_per_block = t.threads / t.row_threads;
   t.blocks = (p.batch * p.heads * p.seq_len + t.rows_per_block - 1) / t.rows_per_block;

@@ -1,5 +1,6 @@
 #include "runtime/compiler.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 
@@ -20,6 +21,23 @@ void validate_arch(const std::string& arch) {
     throw Error(ErrorKind::invalid_problem,
                 fmt::format("arch = \"{}\" is not supported; allowed: sm_80 or newer, e.g. sm_90", arch),
                 {{"field", "arch"}, {"value", arch}, {"allowed", "sm_XY with XY >= 80"}});
+  // The loaded NVRTC knows which targets it can build; ask it before any compile.
+  const NvrtcApi* api = nullptr;
+  try {
+    api = &nvrtc();
+  } catch (const Error&) {
+    return;  // reported by the compile that needs it
+  }
+  const int number = std::stoi(m[1]);
+  const auto& known = api->supported_archs;
+  if (!known.empty() && std::find(known.begin(), known.end(), number) == known.end()) {
+    std::string list;
+    for (int a : known)
+      if (a >= 80) list += fmt::format("{}sm_{}", list.empty() ? "" : ", ", a);
+    throw Error(ErrorKind::invalid_problem,
+                fmt::format("arch = \"{}\" is not a target of NVRTC {}; allowed: {}", arch, api->version, list),
+                {{"field", "arch"}, {"value", arch}, {"allowed", list}});
+  }
 }
 
 std::vector<std::string> compile_options(const std::string& arch) {

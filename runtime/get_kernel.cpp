@@ -153,8 +153,9 @@ PregenerateResult pregenerate(std::string_view family, const Problem& problem, c
   return {obtained.origin, obtained.key_hash, seconds_since(started)};
 }
 
-std::string emit_source(std::string_view family, const Problem& problem) {
-  return find_family(family).generate(problem).text;
+std::string emit_source(std::string_view family, const Problem& problem, bool standalone) {
+  const Source source = find_family(family).generate(problem);
+  return standalone ? standalone_text(source) : source.text;
 }
 
 Kernel::Kernel(std::shared_ptr<const LoadedModule> module, KernelInfo info, Problem problem)

@@ -37,6 +37,15 @@ NvrtcApi load() {
   bind(api.GetCUBINSize, "nvrtcGetCUBINSize");
   bind(api.GetCUBIN, "nvrtcGetCUBIN");
   bind(api.GetErrorString, "nvrtcGetErrorString");
+  decltype(&::nvrtcGetNumSupportedArchs) num_archs = nullptr;
+  decltype(&::nvrtcGetSupportedArchs) archs = nullptr;
+  bind(num_archs, "nvrtcGetNumSupportedArchs");
+  bind(archs, "nvrtcGetSupportedArchs");
+  int count = 0;
+  if (num_archs(&count) == NVRTC_SUCCESS && count > 0) {
+    api.supported_archs.resize(static_cast<std::size_t>(count));
+    archs(api.supported_archs.data());
+  }
   int major = 0, minor = 0;
   api.Version(&major, &minor);
   api.version = fmt::format("{}.{}", major, minor);

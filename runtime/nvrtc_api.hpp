@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nvrtc.h>
 
@@ -18,7 +19,8 @@ struct NvrtcApi {
   decltype(&::nvrtcGetCUBIN) GetCUBIN = nullptr;
   decltype(&::nvrtcGetErrorString) GetErrorString = nullptr;
   std::string library_path;
-  std::string version;  ///< "13.0"
+  std::string version;               ///< "13.0"
+  std::vector<int> supported_archs;  ///< e.g. {75, 80, …, 90, …}: what -arch=sm_XY accepts
 };
 
 /// Loads NVRTC once: $BANDJIT_NVRTC_LIBRARY, else libnvrtc.so.<major>, else the build-time

@@ -1,13 +1,16 @@
 // bandjit/band_softmax.cuh — P[i, :] = softmax(scale · S[i, :] + M[i, :])  (SPEC §3.2)
 // M is −inf at slots whose key is outside the sequence and at keys the optional key-padding
-// mask removes. A row with no allowed key gives zeros. P may alias S (in place): every
-// thread reads all its elements before it writes any.
+// mask removes. A row with no allowed key gives zeros. P may alias S (in place).
 //
-// kRowThreads threads share one row (a power of two); each holds kElemsPerThread values in
-// registers, so the row is read once and written once.
+// kRowThreads threads share one row and hold it in registers, so S is read once and P
+// written once. They read the 16-byte pieces that cover the row (the first and last may
+// carry a neighbour row's elements, which are ignored) and write whole pieces only inside
+// the row, so in-place rows never clobber each other. The slots with a key inside the
+// sequence form one range [jlo, jhi), found from i and D without per-slot division.
 #pragma once
 
 #include "bandjit/common.cuh"
+#include "bandjit/vector_io.cuh"
 
 namespace bandjit {
 
@@ -30,69 +33,119 @@ __device__ __forceinline__ float group_reduce(float v, bool is_max, float* scrat
   return v;
 }
 
+__device__ __forceinline__ float fast_exp2(float x) {  // ex2.approx: relative error < 2^-22
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 template <class Cfg>
 __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename Cfg::T* p, const void* mask) {
   using T = typename Cfg::T;
-  constexpr int R = Cfg::kRowThreads, E = Cfg::kElemsPerThread, RPB = Cfg::kRowsPerBlock;
+  constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, RPB = Cfg::kRowsPerBlock, V = Vec<T>::kElems;
   constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
-  constexpr i64 kRows = i64(Cfg::kBatch) * H * N;
+  constexpr i64 kRows = i64(Cfg::kBatch) * H * N, kTotal = kRows * C;
+  // Values are kept in the log2 domain: x = (scale·s + add)·log2(e), P = 2^(x − max).
+  constexpr float kLog2e = 1.4426950408889634f, kScaleLog2e = Cfg::kScale * kLog2e;
   __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
 
   const int lr = threadIdx.x % R;
   const i64 row = i64(blockIdx.x) * RPB + threadIdx.x / R;
-  const bool active = row < kRows;  // inactive threads still join the shuffles
+  const bool active = row < kRows;  // inactive threads still join the reductions
   int b, h, i;
   if (Cfg::kLayout == kLayoutBNHD) {
     h = int(row % H);
     i = int((row / H) % N);
-    b = int(row / (i64(H) * N));
   } else {
     i = int(row % N);
     h = int((row / N) % H);
-    b = int(row / (i64(H) * N));
   }
+  b = int(row / (i64(H) * N));
   const int D = Cfg::dilation(active ? h : 0);
-  const i64 base = row * C;
+  // key(i, j) = i + D·(j − w_l) lies in [0, N) exactly for jlo ≤ j < jhi.
+  const int jlo = active ? max(0, WL - i / D) : 0, jhi = active ? min(C, WL + (N - 1 - i) / D + 1) : 0;
 
-  float x[E];
+  const i64 start = row * C;
+  const int mis = misalignment<T>(start);
+  const i64 first = start - mis;
+  const int pieces = active ? (mis + C + V - 1) / V : 0;
+
+  float x[NV][V];
   float mx = neg_inf();
 #pragma unroll
-  for (int e = 0; e < E; ++e) {
-    const int j = lr + e * R;
-    x[e] = neg_inf();
-    if (active && j < C) {
-      const int key = i + D * (j - WL);
-      if (key >= 0 && key < N) {
-        float add = 0.f;
-        bool keep = true;
-        if constexpr (Cfg::kKeyMask == kMaskBool) {
-          keep = static_cast<const unsigned char*>(mask)[i64(b) * N + key] != 0;
-        } else if constexpr (Cfg::kKeyMask == kMaskAdditive) {
-          add = static_cast<const float*>(mask)[i64(b) * N + key];
-          keep = !(add < 0.f);
-        }
-        if (keep) x[e] = Cfg::kScale * to_float(s[base + j]) + add;
+  for (int e = 0; e < NV; ++e) {
+    const int piece = lr + e * R;
+    const int j_first = piece * V - mis;
+    uint4 raw = make_uint4(0, 0, 0, 0);
+    const T* in = reinterpret_cast<const T*>(&raw);
+    const i64 at = first + i64(piece) * V;
+    if (piece < pieces) {
+      if (at + V <= kTotal) {
+        raw = *reinterpret_cast<const uint4*>(s + at);
+      } else {  // the tensor's last piece: read only what exists
+#pragma unroll
+        for (int c = 0; c < V; ++c)
+          if (at + c < kTotal) reinterpret_cast<T*>(&raw)[c] = s[at + c];
       }
     }
-    mx = fmaxf(mx, x[e]);
+    if (Cfg::kKeyMask == kMaskNone && piece < pieces && j_first >= jlo && j_first + V <= jhi) {
+#pragma unroll
+      for (int c = 0; c < V; ++c) x[e][c] = to_float(in[c]) * kScaleLog2e;  // every slot allowed
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c) {
+        const int j = j_first + c;
+        float value = neg_inf();
+        if (piece < pieces && j >= jlo && j < jhi) {
+          if constexpr (Cfg::kKeyMask == kMaskNone) {
+            value = to_float(in[c]) * kScaleLog2e;
+          } else {
+            const i64 key = i64(b) * N + i + D * (j - WL);
+            if constexpr (Cfg::kKeyMask == kMaskBool) {
+              if (static_cast<const unsigned char*>(mask)[key] != 0) value = to_float(in[c]) * kScaleLog2e;
+            } else {
+              const float add = static_cast<const float*>(mask)[key];
+              if (!(add < 0.f)) value = (Cfg::kScale * to_float(in[c]) + add) * kLog2e;
+            }
+          }
+        }
+        x[e][c] = value;
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < V; ++c) mx = fmaxf(mx, x[e][c]);
   }
   mx = group_reduce<R>(mx, true, scratch);
+  // A fully masked row has mx = −inf: subtracting 0 instead keeps every slot at 2^−inf = 0.
+  const float shift = mx == neg_inf() ? 0.f : mx;
 
-  constexpr float kLog2e = 1.4426950408889634f;
   float sum = 0.f;
 #pragma unroll
-  for (int e = 0; e < E; ++e) {
-    // A fully masked row has mx = −inf: every slot becomes 0 rather than NaN.
-    x[e] = (x[e] == neg_inf()) ? 0.f : exp2f((x[e] - mx) * kLog2e);
-    sum += x[e];
-  }
+  for (int e = 0; e < NV; ++e)
+#pragma unroll
+    for (int c = 0; c < V; ++c) {
+      x[e][c] = fast_exp2(x[e][c] - shift);
+      sum += x[e][c];
+    }
   sum = group_reduce<R>(sum, false, scratch);
   const float inv = sum > 0.f ? 1.f / sum : 0.f;
 
 #pragma unroll
-  for (int e = 0; e < E; ++e) {
-    const int j = lr + e * R;
-    if (active && j < C) p[base + j] = from_float<T>(x[e] * inv);
+  for (int e = 0; e < NV; ++e) {
+    const int piece = lr + e * R;
+    if (piece >= pieces) continue;
+    const int j_first = piece * V - mis;
+    uint4 raw;
+    T* out = reinterpret_cast<T*>(&raw);
+#pragma unroll
+    for (int c = 0; c < V; ++c) out[c] = from_float<T>(x[e][c] * inv);
+    if (j_first >= 0 && j_first + V <= C) {
+      *reinterpret_cast<uint4*>(p + first + i64(piece) * V) = raw;
+    } else {  // a piece shared with a neighbour row: only this row's elements
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        if (j_first + c >= 0 && j_first + c < C) p[first + i64(piece) * V + c] = out[c];
+    }
   }
 }
 

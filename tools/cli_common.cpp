@@ -46,6 +46,17 @@ void write_json(const std::string& path, const nlohmann::json& doc) {
   out << doc.dump(1) << "\n";
 }
 
+void check_output_file(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw Error(ErrorKind::io, fmt::format("cannot write {}", path), {{"path", path}});
+}
+
+void require_gpu(const char* command) {
+  if (!gpu_available())
+    throw Error(ErrorKind::driver_failed, fmt::format("{} needs a GPU: no CUDA driver or device found", command));
+}
+
 nlohmann::json run_environment() {
   char host[256] = {0};
   ::gethostname(host, sizeof(host) - 1);

@@ -31,6 +31,13 @@ std::string origin_name(Origin origin);
 /// Writes `doc` to `path` (pretty JSON); "-" means stdout.
 void write_json(const std::string& path, const nlohmann::json& doc);
 
+/// Fails early (Error io) when an output file given with --json cannot be created, rather
+/// than after minutes of work.
+void check_output_file(const std::string& path);
+
+/// Fails early (Error driver_failed) for commands that need a GPU, naming the command.
+void require_gpu(const char* command);
+
 /// Environment facts recorded next to results: time, host, GPU (if any), NVRTC, bandjit.
 nlohmann::json run_environment();
 

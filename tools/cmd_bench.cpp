@@ -23,7 +23,8 @@ struct BenchArgs {
 };
 
 int run_bench(const BenchArgs& args) {
-  if (!gpu_available()) throw Error(ErrorKind::driver_failed, "bench needs a GPU: no CUDA driver or device found");
+  require_gpu("bench");
+  check_output_file(args.json);
   std::vector<Problem> problems;
   for (const auto& path : args.shapes)
     for (const auto& e : load_shape_file(path).entries) problems.push_back(e.problem);

@@ -21,8 +21,8 @@ struct CheckArgs {
 };
 
 int run_check(const CheckArgs& args) {
-  if (!gpu_available())
-    throw Error(ErrorKind::driver_failed, "check needs a GPU: no CUDA driver or device found");
+  require_gpu("check");
+  check_output_file(args.json);
   std::vector<std::pair<Problem, std::vector<std::string>>> problems;
   std::vector<std::string> files;
   for (const auto& path : args.shapes) {

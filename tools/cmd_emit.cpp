@@ -1,4 +1,5 @@
-// bandjit emit --family F (--problem JSON | --shapes FILE [--index I]): print generated source.
+// bandjit emit [--family F] (--problem JSON | --shapes FILE [--index I]) [--standalone]: print the
+// generated source.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@ void add_emit(CLI::App& app, int& exit_code) {
     std::string problem;
     std::string shapes;
     std::size_t index = 0;
+    bool standalone = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("emit", "Print the generated CUDA source of one kernel");
@@ -22,6 +24,7 @@ void add_emit(CLI::App& app, int& exit_code) {
   auto* shapes = cmd->add_option("--shapes", args->shapes, "Shape file to take the problem from")->check(CLI::ExistingFile);
   cmd->add_option("--index", args->index, "Problem index in the shape file")->needs(shapes);
   problem->excludes(shapes);
+  cmd->add_flag("--standalone", args->standalone, "Inline the templates: one file that nvcc compiles on its own");
   cmd->callback([args, &exit_code] {
     Problem p;
     if (!args->problem.empty()) {
@@ -35,7 +38,7 @@ void add_emit(CLI::App& app, int& exit_code) {
     } else {
       throw Error(ErrorKind::usage, "emit needs --problem JSON or --shapes FILE");
     }
-    std::cout << emit_source(args->family, p);
+    std::cout << emit_source(args->family, p, args->standalone);
     exit_code = kOk;
   });
 }

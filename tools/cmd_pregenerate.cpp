@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "bandjit/cache.hpp"
+#include "cache/atomic_file.hpp"
 #include "runtime/compiler.hpp"
 #include "runtime/driver_api.hpp"
 #include "tools/cli_common.hpp"
@@ -29,6 +31,8 @@ int run_pregenerate(const PregenerateArgs& args) {
   if (args.arch.empty() && !gpu_available())
     throw Error(ErrorKind::usage, "no GPU found to take the target from; pass the target (--arch sm_90)");
   if (!args.arch.empty()) validate_arch(args.arch);
+  check_output_file(args.json);
+  ensure_writable_directory(cache_directory(args.cache_dir));
   Options options;
   options.arch = args.arch;
   options.cache_dir = args.cache_dir;

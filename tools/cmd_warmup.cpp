@@ -20,6 +20,8 @@ struct WarmupArgs {
 };
 
 int run_warmup(const WarmupArgs& args) {
+  require_gpu("warmup");
+  check_output_file(args.json);
   const auto jobs = jobs_from_shape_files(args.shapes);
   Options options;
   options.cache_dir = args.cache_dir;

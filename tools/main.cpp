@@ -19,6 +19,15 @@ int main(int argc, char** argv) {
   bandjit::cli::add_families(app, exit_code);
   bandjit::cli::add_info(app, exit_code);
   bandjit::cli::add_bench(app, exit_code);
+  // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
+    if (!known) {
+      std::cerr << "bandjit: unknown command \"" << argv[1] << "\"\nRun with --help for the commands.\n";
+      return bandjit::cli::kUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

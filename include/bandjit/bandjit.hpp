@@ -99,8 +99,9 @@ struct PregenerateResult {
 PregenerateResult pregenerate(std::string_view family, const Problem& problem,
                               const Options& options = {});
 
-/// The generated CUDA source of one kernel (what `bandjit emit` prints).
-std::string emit_source(std::string_view family, const Problem& problem);
+/// The generated CUDA source of one kernel (what `bandjit emit` prints). With
+/// `standalone`, the templates it includes are inlined so it compiles on its own.
+std::string emit_source(std::string_view family, const Problem& problem, bool standalone = false);
 
 /// Process-wide counters, for tests and `--verbose` summaries.
 struct Stats {

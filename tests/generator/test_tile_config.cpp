@@ -43,6 +43,8 @@ std::map<std::pair<int, int>, int> rows_covered(const Problem& p, const BandTili
 
 TEST_CASE("tiling: diagonal chunks are balanced and cover C", "[tiling]") {
   CHECK(balanced_chunk(513, 64) == 57);  // 9 × 57 = 513, not 8 × 64 + 1
+  CHECK(pieces_per_row(513, DType::float16) == 65);  // 513 + 7 elements of phase, 8 per piece
+  CHECK(pieces_per_row(513, DType::float32) == 129);
   CHECK(balanced_chunk(33, 64) == 33);
   CHECK(balanced_chunk(64, 64) == 64);
   CHECK(balanced_chunk(65, 64) == 33);
@@ -67,24 +69,33 @@ TEST_CASE("tiling: every query row is in exactly one block", "[tiling]") {
   }
 }
 
-TEST_CASE("tiling: staged key rows cover the band and shared memory fits", "[tiling]") {
+TEST_CASE("tiling: staged rows hold any 16-byte phase and shared memory fits", "[tiling]") {
   for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
     for (std::int64_t dh : {16, 32, 48, 64, 128, 256})
       for (std::int64_t w : {0, 1, 16, 63, 256, 4096}) {
         const Problem p = make(10000, w, w / 2, {1}, dt, dh);
         const BandTiling qk = band_qk_tiling(p), pv = band_pv_tiling(p);
         INFO("dtype " << to_string(dt) << " head_dim " << dh << " window " << w);
-        // band_qk: 16 rows × TJ diagonals touch keys [16·mt, 16·mt + 15 + TJ − 1].
-        CHECK(qk.key_rows >= 16 * (qk.tile_rows / 16 - 1) + 15 + qk.tile_diagonals);
-        CHECK(qk.key_rows % 8 == 0);
-        const int k_step = dt == DType::float32 ? 8 : 16;
-        CHECK(pv.key_rows >= 16 * (pv.tile_rows / 16 - 1) + 15 + pv.tile_diagonals);
-        CHECK(pv.key_rows % k_step == 0);
-        CHECK(qk.shared_bytes <= kMaxSharedBytes);
-        CHECK(pv.shared_bytes <= kMaxSharedBytes);
-        CHECK(qk.diagonal_chunks * qk.tile_diagonals >= p.diagonals());
-        CHECK((256 / 32) % (qk.tile_rows / 16) == 0);
+        const int v = 16 / static_cast<int>(element_size(dt));
+        for (const BandTiling& t : {qk, pv}) {
+          CHECK(t.stage_ld >= t.tile_diagonals + v - 1);
+          CHECK(t.stage_ld % v == 0);
+          CHECK(t.shared_bytes <= kMaxSharedBytes);
+          CHECK(t.diagonal_chunks * t.tile_diagonals >= p.diagonals());
+          CHECK((t.diagonal_chunks - 1) * t.tile_diagonals < p.diagonals());
+          CHECK(t.slab_rows % (dt == DType::float32 ? 8 : 16) == 0);
+          CHECK(t.tile_rows % 16 == 0);
+        }
+        CHECK((qk.threads / 32) % (qk.tile_rows / 16) == 0);  // warps split evenly over row groups
+        CHECK((pv.threads / 32) % (pv.tile_rows / 16) == 0);  // warps split evenly over row groups
       }
+  // The seed problem: two chunks of 257 diagonals, three blocks per SM.
+  const Problem seed = make(4096, 256, 256, {1});
+  CHECK(band_qk_tiling(seed).diagonal_chunks == 2);
+  CHECK(band_pv_tiling(seed).diagonal_chunks == 2);
+  CHECK(band_qk_tiling(seed).shared_bytes <= 74 * 1024);
+  CHECK(band_pv_tiling(seed).shared_bytes <= 74 * 1024);
+  CHECK(balanced_chunk(513, 256) == 171);
 }
 
 TEST_CASE("tiling: softmax threads hold the whole row in registers", "[tiling]") {
@@ -92,8 +103,8 @@ TEST_CASE("tiling: softmax threads hold the whole row in registers", "[tiling]")
     Problem p = make(40000, c / 2, c - 1 - c / 2, {1});
     const SoftmaxTiling t = band_softmax_tiling(p);
     INFO("C = " << c);
-    CHECK(t.row_threads * t.elems_per_thread >= c);
-    CHECK(t.elems_per_thread <= 32);
+    CHECK(t.row_threads * t.pieces_per_thread >= pieces_per_row(c, p.dtype));
+    CHECK(t.pieces_per_thread * 8 <= (t.row_threads == 1024 ? 40 : 32));
     CHECK((t.row_threads & (t.row_threads - 1)) == 0);
     CHECK(t.rows_per_block * t.row_threads == t.threads);
     CHECK(t.threads <= 1024);

@@ -82,6 +82,27 @@ TEST_CASE("nvrtc: the target architecture is validated before NVRTC runs", "[nvr
   for (const char* good : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120"}) CHECK_NOTHROW(validate_arch(good));
 }
 
+TEST_CASE("nvrtc: emitted standalone sources compile without the embedded templates", "[nvrtc]") {
+  Problem p;
+  p.heads = 3;
+  p.seq_len = 200;
+  p.head_dim = 32;
+  p.window_left = 9;
+  p.window_right = 4;
+  p.dilation = {1, 2, 3};
+  for (DType d : {DType::float32, DType::float16, DType::bfloat16})
+    for (const auto& family : families()) {
+      p.dtype = d;
+      Source s = find_family(family).generate(p);
+      s.text = standalone_text(s);
+      static const std::vector<TemplateFile> none;
+      s.headers = &none;
+      INFO(family << " " << to_string(d));
+      CHECK(s.text.find("#include \"bandjit/") == std::string::npos);
+      CHECK_NOTHROW(compile(s, "sm_90"));
+    }
+}
+
 TEST_CASE("nvrtc: the cubin and resource usage are returned", "[nvrtc]") {
   Problem p;
   p.heads = 2;

@@ -1,0 +1,70 @@
+// bandjit/vector_io.cuh — moving band rows (C elements, any alignment) between global and
+// shared memory in 16-byte pieces.
+//
+// A band row starts wherever row·C puts it (C is odd for symmetric windows), so its
+// 16-byte boundaries differ from row to row. Each row is kept in shared memory at a
+// shift congruent to its global address modulo 16 bytes; then the aligned middle of the
+// row moves with 16-byte loads/stores and only the ragged ends go element by element.
+// Tensors must start 16-byte aligned (Kernel::launch checks it).
+#pragma once
+
+#include "bandjit/common.cuh"
+
+namespace bandjit {
+
+template <class T> struct Vec {
+  static constexpr int kElems = 16 / sizeof(T);
+};
+
+// Elements by which global element `index` lies past a 16-byte boundary.
+template <class T>
+__device__ __forceinline__ int misalignment(i64 index) {
+  return static_cast<int>(index & (Vec<T>::kElems - 1));
+}
+
+// A tile of ROWS band rows, each `count` elements starting at global element start[r]
+// (start[r] < 0: the row is skipped), staged with row r at tile + r·LD and its first
+// element at index misalignment(start[r]). Piece p of row r is the 16-byte piece of global
+// memory at (start[r] − misalignment) + p·V: the pieces of all rows are shared out over
+// the block's threads as one flat range, so a short row costs no more than its pieces.
+template <class T, int ROWS, int LD, int PIECES, int THREADS>
+__device__ __forceinline__ void copy_tile_to_global(T* __restrict__ g, const T* tile, const i64* start, int count) {
+  constexpr int V = Vec<T>::kElems;
+  for (int idx = threadIdx.x; idx < ROWS * PIECES; idx += THREADS) {
+    const int r = idx / PIECES, piece = idx - r * PIECES;
+    const i64 st = start[r];
+    if (st < 0) continue;
+    const int mis = misalignment<T>(st);
+    const int j = piece * V - mis;  // row element of the piece's first lane
+    if (j >= count) continue;
+    T* dst = g + (st - mis) + piece * V;
+    const T* src = tile + r * LD + piece * V;
+    if (j >= 0 && j + V <= count) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        if (j + c >= 0 && j + c < count) dst[c] = src[c];
+    }
+  }
+}
+
+// The reverse, with cp.async: stages every row's pieces into the tile (the first piece may
+// carry elements before the row, inside the tensor; the last is clipped at the row's end).
+// The caller commits.
+template <class T, int ROWS, int LD, int PIECES, int THREADS>
+__device__ __forceinline__ void stage_tile_async(T* tile, const T* __restrict__ g, const i64* start, int count) {
+  constexpr int V = Vec<T>::kElems;
+  for (int idx = threadIdx.x; idx < ROWS * PIECES; idx += THREADS) {
+    const int r = idx / PIECES, piece = idx - r * PIECES;
+    const i64 st = start[r];
+    if (st < 0) continue;
+    const int mis = misalignment<T>(st);
+    const int j = piece * V - mis;
+    if (j >= count) continue;
+    const int bytes = min(16, (count - j) * static_cast<int>(sizeof(T)));
+    cp_async_16(tile + r * LD + piece * V, g + (st - mis) + piece * V, bytes);
+  }
+}
+
+}  // namespace bandjit
