@@ -6,9 +6,9 @@
 
 namespace bandjit {
 
-Source generate_band_pv(const Problem& p) {
+Source generate_band_pv(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const BandTiling t = band_pv_tiling(p);
+  const BandTiling t = band_pv_tiling(p, tuning.tile_rows);
   Source s;
   s.family = "band_pv";
   s.kernel_name = "bandjit_band_pv";

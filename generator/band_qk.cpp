@@ -6,9 +6,9 @@
 
 namespace bandjit {
 
-Source generate_band_qk(const Problem& p) {
+Source generate_band_qk(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const BandTiling t = band_qk_tiling(p);
+  const BandTiling t = band_qk_tiling(p, tuning.tile_rows);
   Source s;
   s.family = "band_qk";
   s.kernel_name = "bandjit_band_qk";

@@ -13,8 +13,10 @@ namespace bandjit {
 struct Family {
   std::string name;
   std::string summary;  ///< one line: formula and SPEC section
+  Source (*generator)(const Problem& problem, const Tuning& tuning);
+
   /// Validates the problem for this family and generates its source (throws invalid_problem).
-  Source (*generate)(const Problem& problem);
+  Source generate(const Problem& problem, const Tuning& tuning = {}) const { return generator(problem, tuning); }
 };
 
 const std::vector<Family>& all_families();
@@ -28,8 +30,8 @@ std::vector<std::string> default_family_names();
 /// A family name, or a shorthand ("forward") expanded to its families.
 std::vector<std::string> expand_family_names(const std::string& name, const std::string& where);
 
-Source generate_band_qk(const Problem& problem);
-Source generate_band_softmax(const Problem& problem);
-Source generate_band_pv(const Problem& problem);
+Source generate_band_qk(const Problem& problem, const Tuning& tuning = {});
+Source generate_band_softmax(const Problem& problem, const Tuning& tuning = {});
+Source generate_band_pv(const Problem& problem, const Tuning& tuning = {});
 
 }  // namespace bandjit

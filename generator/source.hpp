@@ -18,6 +18,12 @@ struct LaunchShape {
   std::uint32_t shared_bytes = 0;  ///< dynamic shared memory
 };
 
+/// Tuning knobs that override the generator's own choices (measurements, searches).
+/// Zero means "the generator decides". They change the source, hence the cache key.
+struct Tuning {
+  int tile_rows = 0;  ///< rows per block of band_qk / band_pv: 32 or 64
+};
+
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.
 struct Source {
   std::string family;

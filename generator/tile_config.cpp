@@ -56,12 +56,12 @@ int pieces_per_row(std::int64_t diagonals, DType dtype) {
 
 bool qk_q_in_registers(const Problem& p) { return p.dtype != DType::float32 || p.head_dim <= 64; }
 
-BandTiling band_qk_tiling(const Problem& p) {
+BandTiling band_qk_tiling(const Problem& p, int tile_rows) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const std::uint32_t ldq = static_cast<std::uint32_t>(p.head_dim) + 16 / es;
-  t.threads = 256;  // 4 row groups × 2 warps interleaving the n-tiles
-  t.tile_rows = 64;
+  t.threads = 256;  // 8 warps: row groups of 16 rows, each split over 8·16 / TM warps
+  t.tile_rows = tile_rows ? tile_rows : 64;
   t.slab_rows = p.dtype == DType::float32 ? 32 : 64;
   const bool q_in_regs = qk_q_in_registers(p);
   fit(t, p, p.dtype == DType::float32 ? 256 : 576, [&](const BandTiling& x) {
@@ -73,12 +73,12 @@ BandTiling band_qk_tiling(const Problem& p) {
   return t;
 }
 
-BandTiling band_pv_tiling(const Problem& p) {
+BandTiling band_pv_tiling(const Problem& p, int tile_rows) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const std::uint32_t ldv = static_cast<std::uint32_t>(p.head_dim) + 8;
-  t.threads = 256;  // 4 row groups × 2 column halves
-  t.tile_rows = 64;
+  t.threads = 256;  // 8 warps: row groups of 16 rows × column parts
+  t.tile_rows = tile_rows ? tile_rows : 64;
   t.slab_rows = p.dtype == DType::float32 ? 32 : 64;
   fit(t, p, p.dtype == DType::float32 ? 256 : 576, [&](const BandTiling& x) {
     return x.tile_rows * x.stage_ld * es + 3 * x.slab_rows * ldv * es;

@@ -28,11 +28,11 @@ int tiles_per_residue(std::int64_t seq_len, std::int64_t dilation, int tile_rows
 /// Chunks of at most `max_chunk` diagonals, balanced: C = 513, max 256 → 3 × 171, not 2 × 256 + 1.
 int balanced_chunk(std::int64_t diagonals, int max_chunk);
 
-BandTiling band_qk_tiling(const Problem& problem);
+BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0);
 /// Whether band_qk keeps its Q fragments in registers (≤ 64 per thread) and reuses Q's
 /// shared memory for the S staging tile.
 bool qk_q_in_registers(const Problem& problem);
-BandTiling band_pv_tiling(const Problem& problem);
+BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0);
 
 /// Tiling of band_softmax: row_threads threads per row, each holding pieces_per_thread
 /// 16-byte pieces of it in registers.

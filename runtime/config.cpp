@@ -60,6 +60,15 @@ std::string cuda_include_dir() {
 std::string nvrtc_library() { return env("BANDJIT_NVRTC_LIBRARY"); }
 std::string nvrtc_default_dir() { return BANDJIT_DEFAULT_NVRTC_DIR; }
 
+int tile_rows_override() {
+  const auto v = env("BANDJIT_TILE_ROWS");
+  if (v.empty()) return 0;
+  // 128 rows failed the GPU tests (2026-11-29); 16 is untested: only measured values are allowed.
+  if (v != "32" && v != "64")
+    throw Error(ErrorKind::usage, fmt::format("BANDJIT_TILE_ROWS = \"{}\"; allowed: 32, 64", v));
+  return std::stoi(v);
+}
+
 std::string log_level() {
   const auto v = env("BANDJIT_LOG_LEVEL");
   return v.empty() ? "warn" : v;

@@ -18,6 +18,10 @@ std::string nvrtc_library();
 std::string nvrtc_default_dir();
 /// BANDJIT_LOG_LEVEL: trace, debug, info, warn (default), error, off.
 std::string log_level();
+/// BANDJIT_TILE_ROWS: rows per block of band_qk/band_pv (32 or 64), a tuning knob
+/// for measurements; 0 when unset (the generator's choice). It changes the generated
+/// source, hence the cache key.
+int tile_rows_override();
 /// Parses "2G", "500M", "64K", "123"; throws Error(usage) on anything else.
 std::uint64_t parse_size(const std::string& text, const char* what);
 

@@ -51,6 +51,12 @@ nlohmann::json make_manifest(const Source& source, const CacheKey& key, const st
   };
 }
 
+Tuning tuning() {
+  Tuning t;
+  t.tile_rows = config::tile_rows_override();
+  return t;
+}
+
 MemoryCache<std::shared_ptr<const LoadedModule>>& modules() {
   static MemoryCache<std::shared_ptr<const LoadedModule>> cache;
   return cache;
@@ -131,7 +137,7 @@ std::vector<std::string> families() {
 }
 
 Kernel get_kernel(std::string_view family, const Problem& problem, const Options& options) {
-  const Source source = find_family(family).generate(problem);
+  const Source source = find_family(family).generate(problem, tuning());
   KernelInfo info;
   auto module = obtain_module(source, options, &info);
   return Kernel(std::move(module), std::move(info), problem);
@@ -139,7 +145,7 @@ Kernel get_kernel(std::string_view family, const Problem& problem, const Options
 
 PregenerateResult pregenerate(std::string_view family, const Problem& problem, const Options& options) {
   const auto started = Clock::now();
-  const Source source = find_family(family).generate(problem);
+  const Source source = find_family(family).generate(problem, tuning());
   std::string arch = options.arch;
   if (arch.empty()) {
     if (!gpu_available())
@@ -154,7 +160,7 @@ PregenerateResult pregenerate(std::string_view family, const Problem& problem, c
 }
 
 std::string emit_source(std::string_view family, const Problem& problem, bool standalone) {
-  const Source source = find_family(family).generate(problem);
+  const Source source = find_family(family).generate(problem, tuning());
   return standalone ? standalone_text(source) : source.text;
 }
 
