@@ -46,6 +46,9 @@ void validate(const Problem& p) {
                        Limits::min_head_dim, Limits::max_head_dim));
   check_range("window_left", p.window_left, 0, p.seq_len - 1, "window must be < seq_len");
   check_range("window_right", p.window_right, 0, p.seq_len - 1, "window must be < seq_len");
+  if (p.batch * p.heads * p.seq_len > Limits::max_rows)
+    reject("batch × heads × seq_len", std::to_string(p.batch * p.heads * p.seq_len),
+           fmt::format("1 … {} rows", Limits::max_rows));
   if (p.diagonals() > Limits::max_diagonals)
     reject("window_left + window_right + 1", std::to_string(p.diagonals()),
            fmt::format("1 … {} diagonals", Limits::max_diagonals));

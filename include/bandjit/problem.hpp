@@ -56,6 +56,8 @@ struct Limits {
   static constexpr std::int64_t max_head_dim = 256;
   static constexpr std::int64_t head_dim_multiple = 16;
   static constexpr std::int64_t max_diagonals = 32768;
+  /// batch × heads × seq_len: rows of the band tensors, one launch's grid must cover them.
+  static constexpr std::int64_t max_rows = (std::int64_t{1} << 31) - 1;
 };
 
 /// Throws bandjit::Error (ErrorKind::invalid_problem) naming the first offending field,

@@ -94,6 +94,13 @@ TEST_CASE("problem: each out-of-range field is rejected with field, value and ra
     p.scale = std::numeric_limits<double>::quiet_NaN();
     expect_rejected(p, "scale", "nan", "finite");
   }
+  SECTION("more rows than one launch covers") {
+    p.batch = 65535;
+    p.heads = 1024;
+    p.seq_len = 1 << 20;
+    p.window_left = p.window_right = 1;
+    expect_rejected(p, "batch × heads × seq_len", std::to_string(65535LL * 1024 * (1 << 20)), "2147483647 rows");
+  }
   SECTION("too many diagonals") {
     p.seq_len = 100000;
     p.window_left = 20000;
