@@ -55,6 +55,12 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
     ::unlink(temp.c_str());
     fail("cannot write", path, err);
   }
+  // Make the rename itself durable (best effort: some filesystems refuse fsync on a directory).
+  const int dir_fd = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
 }
 
 void ensure_writable_directory(const std::string& dir) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -23,8 +24,23 @@ namespace fs = std::filesystem;
 namespace bandjit {
 namespace {
 
-bool is_entry(const fs::path& p) { return p.extension() == kEntrySuffix; }
-bool is_temp(const fs::path& p) { return p.filename().string().find(kTempMarker) != std::string::npos; }
+bool is_hex(const std::string& s, std::size_t n) {
+  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) && !std::isupper(static_cast<unsigned char>(c)); });
+}
+
+// Only files of the cache's own layout are ever touched: <hh>/<64 hex>.bjk with hh its
+// first two digits, their temp files (<that>.tmp.<pid>.<random>), and the top-level probe.
+// A cache directory pointed at the wrong place loses nothing of anyone else's.
+bool is_entry_name(const std::string& dir_name, const std::string& name) {
+  const std::string suffix = kEntrySuffix;
+  return name.size() == 64 + suffix.size() && name.compare(64, suffix.size(), suffix) == 0 &&
+         is_hex(name.substr(0, 64), 64) && name.compare(0, 2, dir_name) == 0;
+}
+bool is_temp_name(const std::string& dir_name, const std::string& name) {
+  const std::string marker = std::string(kEntrySuffix) + std::string(kTempMarker);
+  return name.size() > 64 + marker.size() && name.compare(64, marker.size(), marker) == 0 &&
+         is_hex(name.substr(0, 64), 64) && name.compare(0, 2, dir_name) == 0;
+}
 
 void warn_once(const std::string& path, const std::string& defect) {
   static std::mutex mutex;
@@ -51,19 +67,44 @@ struct FileRow {
 std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* temps = nullptr) {
   std::vector<FileRow> rows;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator top(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && top != end;
+       top.increment(ec)) {
     std::error_code fe;
-    if (!it->is_regular_file(fe)) continue;
-    if (is_temp(it->path())) {
-      if (temps) temps->push_back(it->path());
-    } else if (is_entry(it->path())) {
-      const auto size = it->file_size(fe);
-      const auto mtime = it->last_write_time(fe);
-      if (!fe) rows.push_back({it->path(), size, mtime});
+    const std::string top_name = top->path().filename().string();
+    if (top->is_regular_file(fe) && top_name.rfind(".probe" + std::string(kTempMarker), 0) == 0) {
+      if (temps) temps->push_back(top->path());
+      continue;
+    }
+    if (!is_hex(top_name, 2) || !top->is_directory(fe)) continue;
+    for (fs::directory_iterator it(top->path(), fs::directory_options::skip_permission_denied, fe), stop;
+         !fe && it != stop; it.increment(fe)) {
+      std::error_code ie;
+      if (!it->is_regular_file(ie)) continue;
+      const std::string name = it->path().filename().string();
+      if (is_temp_name(top_name, name)) {
+        if (temps) temps->push_back(it->path());
+      } else if (is_entry_name(top_name, name)) {
+        const auto size = it->file_size(ie);
+        const auto mtime = it->last_write_time(ie);
+        if (!ie) rows.push_back({it->path(), size, mtime});
+      }
     }
   }
   return rows;
+}
+
+// Temp files older than this belong to a writer that died; younger ones may be live.
+constexpr auto kStaleTemp = std::chrono::minutes(1);
+
+std::uint64_t remove_stale(const std::vector<fs::path>& temps) {
+  const auto now = fs::file_time_type::clock::now();
+  std::uint64_t removed = 0;
+  for (const auto& t : temps) {
+    std::error_code ec;
+    const auto mtime = fs::last_write_time(t, ec);
+    if (!ec && now - mtime > kStaleTemp && fs::remove(t, ec)) ++removed;
+  }
+  return removed;
 }
 
 std::int64_t to_unix(fs::file_time_type t) {
@@ -72,14 +113,14 @@ std::int64_t to_unix(fs::file_time_type t) {
   return sys.time_since_epoch().count();
 }
 
-CacheEntryInfo inspect(const FileRow& row) {
+CacheEntryInfo inspect(const FileRow& row, FileIdentity* identity = nullptr) {
   CacheEntryInfo info;
   info.path = row.path.string();
   info.bytes = row.bytes;
   info.last_used = to_unix(row.mtime);
   info.key_hash = row.path.stem().string();
   std::string bytes, defect;
-  if (!read_file(info.path, bytes)) {
+  if (!read_file(info.path, bytes, identity)) {
     info.defect = "unreadable";
     return info;
   }
@@ -89,14 +130,20 @@ CacheEntryInfo inspect(const FileRow& row) {
     return info;
   }
   const auto& m = entry->manifest;
-  info.family = m.value("family", "");
-  info.problem = m.value("problem", "");
-  info.arch = m.value("arch", "");
-  info.kernel_name = m.value("kernel_name", "");
-  if (m.value("key_hash", "") != info.key_hash) {
+  auto text = [&](const char* field) {
+    auto it = m.find(field);
+    return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  info.family = text("family");
+  info.problem = text("problem");
+  info.arch = text("arch");
+  info.kernel_name = text("kernel_name");
+  if (text("key_hash") != info.key_hash) {
     info.defect = "file name does not match the key hash";
   } else if (to_hex(sha256(m["key"].dump())) != info.key_hash) {
     info.defect = "key document does not hash to the file name";
+  } else if (info.family.empty() || info.kernel_name.empty() || info.arch.empty()) {
+    info.defect = "manifest lacks family, kernel_name or arch";
   } else {
     info.valid = true;
   }
@@ -183,25 +230,16 @@ VerifyReport verify_cache(const std::string& dir, bool remove_invalid) {
   VerifyReport report;
   std::vector<fs::path> temps;
   for (const auto& row : entry_files(dir, &temps)) {
-    auto info = inspect(row);
+    FileIdentity identity;
+    auto info = inspect(row, &identity);
     if (info.valid) {
       ++report.valid;
       continue;
     }
-    if (remove_invalid) {
-      std::error_code ec;
-      fs::remove(row.path, ec);
-    }
+    if (remove_invalid) remove_if_same(info.path, identity);  // not a good entry renamed in since
     report.invalid.push_back(std::move(info));
   }
-  if (remove_invalid) {
-    const auto now = fs::file_time_type::clock::now();
-    for (const auto& t : temps) {
-      std::error_code ec;
-      const auto mtime = fs::last_write_time(t, ec);
-      if (!ec && now - mtime > std::chrono::minutes(1) && fs::remove(t, ec)) ++report.stale_temp_removed;
-    }
-  }
+  if (remove_invalid) report.stale_temp_removed = remove_stale(temps);
   return report;
 }
 
@@ -218,9 +256,7 @@ std::uint64_t clear_cache(const std::string& dir) {
   std::error_code ec;
   for (const auto& row : entry_files(dir, &temps))
     if (fs::remove(row.path, ec)) ++removed;
-  for (const auto& t : temps)
-    if (fs::remove(t, ec)) ++removed;
-  return removed;
+  return removed + remove_stale(temps);  // younger temp files may belong to live writers
 }
 
 }  // namespace bandjit

@@ -62,7 +62,9 @@ void validate(const Problem& p) {
     if (p.dilation[h] < 1 || p.dilation[h] > p.seq_len)
       reject(field, std::to_string(p.dilation[h]), fmt::format("1 … seq_len = {}", p.seq_len));
   }
-  if (!std::isfinite(p.scale)) reject("scale", fmt::format("{}", p.scale), "a finite number");
+  // The kernels use scale and scale·log2(e) as float32 constants.
+  if (!std::isfinite(p.scale) || !std::isfinite(static_cast<float>(p.scale * 1.4426950408889634)))
+    reject("scale", fmt::format("{}", p.scale), "a finite number of magnitude below 2.3e38 (float32)");
 }
 
 std::string_view to_string(DType d) {

@@ -1,5 +1,6 @@
 #include "generator/problem_json.hpp"
 
+#include <cstdint>
 #include <set>
 
 #include <fmt/format.h>
@@ -26,6 +27,8 @@ std::int64_t get_int(const json& doc, const std::string& where, const char* fiel
     return fallback;
   }
   if (!it->is_number_integer()) bad_field(where, field, it->dump(), "an integer");
+  if (it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    bad_field(where, field, it->dump(), "an integer below 2^63");
   return it->get<std::int64_t>();
 }
 
@@ -82,12 +85,13 @@ Problem problem_from_json(const json& doc, const std::string& where) {
   p.window_left = get_int(doc, where, "window_left", true, 0);
   p.window_right = get_int(doc, where, "window_right", true, 0);
   if (auto it = doc.find("dilation"); it != doc.end()) {
-    if (it->is_number_integer()) {
+    if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > INT64_MAX)) {
       p.dilation = {it->get<std::int64_t>()};
     } else if (it->is_array() && !it->empty()) {
       p.dilation.clear();
       for (const auto& d : *it) {
-        if (!d.is_number_integer()) bad_field(where, "dilation", it->dump(), "an int or a list of ints");
+        if (!d.is_number_integer() || (d.is_number_unsigned() && d.get<std::uint64_t>() > INT64_MAX))
+          bad_field(where, "dilation", it->dump(), "an int or a list of ints");
         p.dilation.push_back(d.get<std::int64_t>());
       }
     } else {

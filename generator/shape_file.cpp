@@ -28,6 +28,8 @@ ShapeFile load_shape_file(const std::string& path) {
                 fmt::format("{}: expected an object with a \"problems\" list (SPEC §6)", path), {{"path", path}});
   ShapeFile file;
   file.path = path;
+  if (doc.contains("name") && !doc["name"].is_string())
+    throw Error(ErrorKind::invalid_problem, fmt::format("{}: \"name\" must be a string", path), {{"path", path}});
   file.name = doc.value("name", path);
   const auto& problems = doc["problems"];
   if (problems.empty())

@@ -1,6 +1,7 @@
 #include "runtime/config.hpp"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -23,27 +24,25 @@ std::string cache_dir() {
 }
 
 std::uint64_t parse_size(const std::string& text, const char* what) {
-  std::size_t pos = 0;
-  unsigned long long value = 0;
-  try {
-    value = std::stoull(text, &pos);
-  } catch (const std::exception&) {
-    pos = std::string::npos;
-  }
+  auto bad = [&]() -> std::uint64_t {
+    throw Error(ErrorKind::usage, fmt::format("{} = \"{}\" is not a size; use bytes or a K/M/G/T suffix, "
+                                              "at most 16 EiB", what, text));
+  };
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 19 || text.size() > digits + 1) return bad();
   std::uint64_t unit = 1;
-  if (pos != std::string::npos && pos + 1 == text.size()) {
-    switch (std::toupper(static_cast<unsigned char>(text[pos]))) {
+  if (text.size() == digits + 1) {
+    switch (std::toupper(static_cast<unsigned char>(text[digits]))) {
       case 'K': unit = 1ull << 10; break;
       case 'M': unit = 1ull << 20; break;
       case 'G': unit = 1ull << 30; break;
       case 'T': unit = 1ull << 40; break;
-      default: pos = std::string::npos;
+      default: return bad();
     }
-  } else if (pos != text.size()) {
-    pos = std::string::npos;
   }
-  if (pos == std::string::npos || text.empty())
-    throw Error(ErrorKind::usage, fmt::format("{} = \"{}\" is not a size; use bytes or a K/M/G/T suffix", what, text));
+  const std::uint64_t value = std::stoull(text.substr(0, digits));
+  if (value > UINT64_MAX / unit) return bad();  // would wrap around
   return value * unit;
 }
 

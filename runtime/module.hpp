@@ -32,7 +32,7 @@ class LoadedModule {
 };
 
 /// cuModuleLoadData + cuModuleGetFunction in the current context; raises the function's
-/// dynamic shared-memory limit when the kernel needs more than 48 KiB.
+/// dynamic shared-memory limit to what the kernel uses.
 std::shared_ptr<const LoadedModule> load_module(const std::string& cubin, const std::string& kernel_name,
                                                 const LaunchShape& shape);
 

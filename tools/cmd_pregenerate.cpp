@@ -1,5 +1,6 @@
 // bandjit pregenerate --shapes FILE... [--arch sm_90] [-j N]: fill the disk cache, no GPU needed.
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <iostream>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include "bandjit/errors.hpp"
 #include "bandjit/cache.hpp"
 #include "cache/atomic_file.hpp"
+#include "cache/disk_cache.hpp"
 #include "runtime/compiler.hpp"
 #include "runtime/driver_api.hpp"
 #include "tools/cli_common.hpp"
@@ -72,8 +74,16 @@ int run_pregenerate(const PregenerateArgs& args) {
   for (unsigned w = 0; w < std::min<std::size_t>(workers, jobs.size()); ++w) pool.emplace_back(work);
   for (auto& t : pool) t.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // A size cap smaller than the list evicts what was just made: the job did not succeed.
+  const DiskCache cache(cache_directory(args.cache_dir), 0);
+  int evicted = 0;
+  for (const auto& r : results)
+    if (r.contains("key_hash") && !std::filesystem::exists(cache.path_of(r["key_hash"].get<std::string>()))) ++evicted;
   std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s\n",
                            jobs.size(), compiled.load(), cached.load(), failed.load(), seconds);
+  if (evicted)
+    std::cout << fmt::format("pregenerate: the cache's size cap ({} bytes) already evicted {} of these kernels; "
+                             "raise BANDJIT_CACHE_MAX_SIZE\n", cache_max_bytes(), evicted);
   if (!args.json.empty()) {
     for (auto& r : results) rows.push_back(r);
     write_json(args.json, {{"command", "pregenerate"},
@@ -84,9 +94,10 @@ int run_pregenerate(const PregenerateArgs& args) {
                            {"compiled", compiled.load()},
                            {"cached", cached.load()},
                            {"failed", failed.load()},
+                           {"evicted", evicted},
                            {"kernels", rows}});
   }
-  return failed > 0 ? kFailed : kOk;
+  return failed > 0 || evicted > 0 ? kFailed : kOk;
 }
 
 }  // namespace

@@ -58,7 +58,9 @@ struct PruneReport {
 /// Evicts least-recently-used entries until the total is at most max_bytes.
 PruneReport prune_cache(const std::string& dir, std::uint64_t max_bytes);
 
-/// Removes every entry and temp file; returns the number of files removed.
+/// Removes every entry, and temp files older than a minute (younger ones may belong to a
+/// live writer); returns the number of files removed. Only files of the cache's layout
+/// (<hh>/<64 hex>.bjk and their temp files) are ever touched, here and in every command.
 std::uint64_t clear_cache(const std::string& dir);
 
 }  // namespace bandjit

@@ -165,7 +165,8 @@ TEST_CASE("disk_cache: verify reports bad entries and removes them and stale tem
   CHECK_FALSE(fs::exists(stale));
   CHECK(fs::exists(fresh));  // may belong to a live writer
   CHECK(verify_cache(dir.path(), false).invalid.empty());
-  CHECK(clear_cache(dir.path()) == 2);
+  CHECK(clear_cache(dir.path()) == 1);  // the valid entry; the young temp file stays with its writer
+  CHECK(fs::exists(fresh));
 }
 
 TEST_CASE("disk_cache: an unwritable directory is a clear I/O error", "[disk_cache]") {
@@ -204,4 +205,48 @@ TEST_CASE("disk_cache: a write that runs out of space leaves nothing behind", "[
   CHECK(threw);
   CHECK_FALSE(fs::exists(path));
   CHECK(fs::is_empty(dir / "ab"));  // no temp file left
+}
+
+TEST_CASE("disk_cache: maintenance never touches files outside the cache's layout", "[disk_cache]") {
+  test::TempDir dir;
+  pregenerate("band_qk", tiny(), in(dir));
+  // A user's files in a directory mistaken for the cache.
+  fs::create_directories(dir / "src");
+  fs::create_directories(dir / "ab");
+  for (const std::string f : {"notes.bjk", "src/report.tmp.txt", "src/kernel.bjk", "ab/readme.bjk", "ab/x.tmp.1.2"})
+    test::write_text(dir / f, "mine");
+  const struct timespec old[2] = {{std::time(nullptr) - 600, 0}, {std::time(nullptr) - 600, 0}};
+  ::utimensat(AT_FDCWD, (dir / "ab/x.tmp.1.2").c_str(), old, 0);
+  CHECK(list_cache(dir.path()).size() == 1);
+  verify_cache(dir.path(), true);
+  prune_cache(dir.path(), 0);
+  CHECK(clear_cache(dir.path()) == 0);
+  for (const std::string f : {"notes.bjk", "src/report.tmp.txt", "src/kernel.bjk", "ab/readme.bjk", "ab/x.tmp.1.2"})
+    CHECK(fs::exists(dir / f));
+}
+
+TEST_CASE("disk_cache: clear leaves young temp files to their writers", "[disk_cache]") {
+  test::TempDir dir;
+  const auto r = pregenerate("band_pv", tiny(), in(dir));
+  const std::string entry = DiskCache(dir.path(), 1 << 30).path_of(r.key_hash);
+  test::write_text(entry + ".tmp.77.abc", "in progress");
+  CHECK(clear_cache(dir.path()) == 1);
+  CHECK(fs::exists(entry + ".tmp.77.abc"));
+}
+
+TEST_CASE("disk_cache: an entry with a malformed manifest is reported, not fatal", "[disk_cache]") {
+  test::TempDir dir;
+  const auto r = pregenerate("band_qk", tiny(), in(dir));
+  const std::string path = DiskCache(dir.path(), 1 << 30).path_of(r.key_hash);
+  std::string bytes;
+  REQUIRE(read_file(path, bytes));
+  auto entry = parse_entry(bytes, nullptr);
+  REQUIRE(entry);
+  entry->manifest["family"] = 5;  // valid checksum, wrong type
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << serialize_entry(*entry);
+  const auto entries = list_cache(dir.path());
+  REQUIRE(entries.size() == 1);
+  CHECK_FALSE(entries[0].valid);
+  CHECK(verify_cache(dir.path(), true).invalid.size() == 1);
+  CHECK(list_cache(dir.path()).empty());
 }

@@ -94,6 +94,12 @@ TEST_CASE("problem: each out-of-range field is rejected with field, value and ra
     p.scale = std::numeric_limits<double>::quiet_NaN();
     expect_rejected(p, "scale", "nan", "finite");
   }
+  SECTION("scale beyond float32") {
+    p.scale = 1e39;
+    expect_rejected(p, "scale", "1e+39", "float32");
+    p.scale = 3e38;  // finite as float, but scale·log2(e) is not
+    expect_rejected(p, "scale", "3e+38", "float32");
+  }
   SECTION("more rows than one launch covers") {
     p.batch = 65535;
     p.heads = 1024;

@@ -37,7 +37,7 @@ void check_family(const char* family) {
     CHECK(c.passed);
     ++checked;
   }
-  CHECK(checked >= 50);
+  CHECK(checked >= 60);
 }
 
 // Host-side helpers for the cases the pipeline harness cannot build.

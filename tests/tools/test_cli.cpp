@@ -107,7 +107,7 @@ TEST_CASE("cli: emit prints the generated source", "[cli]") {
   CHECK(run_cli("families").output == "band_qk\nband_softmax\nband_pv\n");
 }
 
-TEST_CASE("cli: GPU commands say so without a GPU; NVRTC problems exit 4", "[cli]") {
+TEST_CASE("cli: GPU commands say so without a GPU; a missing NVRTC fails each kernel with its message", "[cli]") {
   const std::string shapes = test::source_path("shapes/longformer-base-4096.json");
   const auto no_driver = test::run_command("ls /dev/nvidia0 >/dev/null 2>&1").exit_code != 0;
   if (no_driver) {
@@ -124,4 +124,36 @@ TEST_CASE("cli: GPU commands say so without a GPU; NVRTC problems exit 4", "[cli
   CHECK(r.exit_code == 1);
   CHECK(has(r.output, "cannot load NVRTC"));
   CHECK(has(r.output, "/no/libnvrtc.so"));
+}
+
+TEST_CASE("cli: sizes that would wrap around are refused", "[cli]") {
+  test::TempDir dir;
+  for (const char* bad : {"16777216T", "-1", " 5", "5X", "99999999999999999999"}) {
+    const auto r = run_cli(std::string("cache prune --cache-dir ") + dir.path() + " --max-size '" + bad + "'");
+    INFO(bad << ": " << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "is not a size"));
+  }
+}
+
+TEST_CASE("cli: pregenerate fails when the size cap evicts its own kernels", "[cli]") {
+  test::TempDir dir;
+  test::write_text(dir / "one.json", std::string(R"({"name": "one", "problems": [)") + kProblem + "]}");
+  const auto r = test::run_command("BANDJIT_CACHE_MAX_SIZE=1K " + test::cli_path() + " pregenerate --arch sm_90 --cache-dir " +
+                                   dir.path() + "/c --shapes " + dir / "one.json");
+  CHECK(r.exit_code == 1);
+  CHECK(has(r.output, "evicted 2 of these kernels"));
+}
+
+TEST_CASE("cli: shape-file values out of any range are named", "[cli]") {
+  test::TempDir dir;
+  test::write_text(dir / "big.json", R"({"name": "big", "problems": [{"batch": 18446744073709551615, "heads": 2,
+      "seq_len": 64, "head_dim": 32, "window_left": 4, "window_right": 4, "dtype": "float16"}]})");
+  auto r = run_cli("emit --shapes " + dir / "big.json");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "batch = 18446744073709551615"));
+  test::write_text(dir / "name.json", std::string(R"({"name": 5, "problems": [)") + kProblem + "]}");
+  r = run_cli("emit --shapes " + dir / "name.json");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "\"name\" must be a string"));
 }
