@@ -27,33 +27,10 @@ __device__ __forceinline__ int misalignment(i64 index) {
 // element at index misalignment(start[r]). Piece p of row r is the 16-byte piece of global
 // memory at (start[r] − misalignment) + p·V: the pieces of all rows are shared out over
 // the block's threads as one flat range, so a short row costs no more than its pieces.
-template <class T, int ROWS, int LD, int PIECES, int THREADS>
-__device__ __forceinline__ void copy_tile_to_global(T* __restrict__ g, const T* tile, const i64* start, int count) {
-  constexpr int V = Vec<T>::kElems;
-  for (int idx = threadIdx.x; idx < ROWS * PIECES; idx += THREADS) {
-    const int r = idx / PIECES, piece = idx - r * PIECES;
-    const i64 st = start[r];
-    if (st < 0) continue;
-    const int mis = misalignment<T>(st);
-    const int j = piece * V - mis;  // row element of the piece's first lane
-    if (j >= count) continue;
-    T* dst = g + (st - mis) + piece * V;
-    const T* src = tile + r * LD + piece * V;
-    if (j >= 0 && j + V <= count) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-    } else {
-#pragma unroll
-      for (int c = 0; c < V; ++c)
-        if (j + c >= 0 && j + c < count) dst[c] = src[c];
-    }
-  }
-}
-
-// The reverse, with cp.async: stages every row's pieces into the tile (the first piece may
-// carry elements before the row, inside the tensor; the last is clipped at the row's end).
-// The caller commits.
-template <class T, int ROWS, int LD, int PIECES, int THREADS>
-__device__ __forceinline__ void stage_tile_async(T* tile, const T* __restrict__ g, const i64* start, int count) {
+// fn(r, piece, j, global) gets the row element j of the piece's first lane (may be < 0)
+// and the piece's global element index.
+template <class T, int ROWS, int PIECES, int THREADS, class Fn>
+__device__ __forceinline__ void for_each_piece(const i64* start, int count, Fn fn) {
   constexpr int V = Vec<T>::kElems;
   for (int idx = threadIdx.x; idx < ROWS * PIECES; idx += THREADS) {
     const int r = idx / PIECES, piece = idx - r * PIECES;
@@ -61,10 +38,34 @@ __device__ __forceinline__ void stage_tile_async(T* tile, const T* __restrict__ 
     if (st < 0) continue;
     const int mis = misalignment<T>(st);
     const int j = piece * V - mis;
-    if (j >= count) continue;
-    const int bytes = min(16, (count - j) * static_cast<int>(sizeof(T)));
-    cp_async_16(tile + r * LD + piece * V, g + (st - mis) + piece * V, bytes);
+    if (j < count) fn(r, piece, j, st - mis + piece * V);
   }
+}
+
+// Staged tile → global, 16-byte stores inside rows, element stores at their ragged ends.
+template <class T, int ROWS, int LD, int PIECES, int THREADS>
+__device__ __forceinline__ void copy_tile_to_global(T* __restrict__ g, const T* tile, const i64* start, int count) {
+  constexpr int V = Vec<T>::kElems;
+  for_each_piece<T, ROWS, PIECES, THREADS>(start, count, [&](int r, int piece, int j, i64 at) {
+    const T* src = tile + r * LD + piece * V;
+    if (j >= 0 && j + V <= count) {
+      *reinterpret_cast<uint4*>(g + at) = *reinterpret_cast<const uint4*>(src);
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        if (j + c >= 0 && j + c < count) g[at + c] = src[c];
+    }
+  });
+}
+
+// Global → staged tile with cp.async: the first piece may carry elements before the row
+// (inside the tensor), the last is clipped at the row's end. The caller commits.
+template <class T, int ROWS, int LD, int PIECES, int THREADS>
+__device__ __forceinline__ void stage_tile_async(T* tile, const T* __restrict__ g, const i64* start, int count) {
+  constexpr int V = Vec<T>::kElems;
+  for_each_piece<T, ROWS, PIECES, THREADS>(start, count, [&](int r, int piece, int j, i64 at) {
+    cp_async_16(tile + r * LD + piece * V, g + at, min(16, (count - j) * static_cast<int>(sizeof(T))));
+  });
 }
 
 }  // namespace bandjit
