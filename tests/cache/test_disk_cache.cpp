@@ -16,6 +16,7 @@
 #include "cache/atomic_file.hpp"
 #include "cache/disk_cache.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace bandjit;
@@ -23,16 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Problem tiny(std::int64_t seq_len = 64) {
-  Problem p;
-  p.heads = 2;
-  p.seq_len = seq_len;
-  p.head_dim = 16;
-  p.window_left = 3;
-  p.window_right = 2;
-  p.dtype = DType::float32;
-  return p;
-}
+Problem tiny(std::int64_t seq_len = 64) { return test::band_problem(1, 2, seq_len, 16, 3, 2); }
 
 Options in(const test::TempDir& dir) {
   Options o;

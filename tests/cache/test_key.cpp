@@ -6,22 +6,13 @@
 #include "generator/family_registry.hpp"
 #include "runtime/compiler.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 
 using namespace bandjit;
 
 namespace {
 
-Problem base() {
-  Problem p;
-  p.batch = 2;
-  p.heads = 4;
-  p.seq_len = 1000;
-  p.head_dim = 64;
-  p.window_left = 32;
-  p.window_right = 16;
-  p.dtype = DType::float16;
-  return p;
-}
+Problem base() { return test::band_problem(2, 4, 1000, 64, 32, 16, DType::float16); }
 
 std::string key_of(const std::string& family, const Problem& p, const std::string& arch = "sm_90",
                    const std::string& nvrtc = "13.0") {

@@ -3,20 +3,13 @@
 #include "check/check_problem.hpp"
 #include "reference/band_reference.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 
 using namespace bandjit;
 
 namespace {
 Problem make(std::int64_t b, std::int64_t h, std::int64_t n, std::int64_t wl, std::int64_t wr, std::vector<std::int64_t> d) {
-  Problem p;
-  p.batch = b;
-  p.heads = h;
-  p.seq_len = n;
-  p.head_dim = 64;
-  p.window_left = wl;
-  p.window_right = wr;
-  p.dilation = std::move(d);
-  return p;
+  return test::band_problem(b, h, n, 64, wl, wr, DType::float32, std::move(d));
 }
 }  // namespace
 

@@ -6,22 +6,12 @@
 #include "bandjit/bandjit.hpp"
 #include "generator/family_registry.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 
 using namespace bandjit;
 
 namespace {
-Problem small() {
-  Problem p;
-  p.batch = 3;
-  p.heads = 4;
-  p.seq_len = 777;
-  p.head_dim = 32;
-  p.window_left = 21;
-  p.window_right = 5;
-  p.dtype = DType::bfloat16;
-  p.layout = Layout::bhnd;
-  return p;
-}
+Problem small() { return test::band_problem(3, 4, 777, 32, 21, 5, DType::bfloat16, {1}, Layout::bhnd); }
 bool has(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
 }  // namespace
 

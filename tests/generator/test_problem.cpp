@@ -3,22 +3,13 @@
 #include "bandjit/errors.hpp"
 #include "bandjit/problem.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 
 using namespace bandjit;
 
 namespace {
 
-Problem seed_problem() {
-  Problem p;
-  p.batch = 1;
-  p.heads = 12;
-  p.seq_len = 4096;
-  p.head_dim = 64;
-  p.window_left = 256;
-  p.window_right = 256;
-  p.dtype = DType::float16;
-  return p;
-}
+Problem seed_problem() { return test::band_problem(1, 12, 4096, 64, 256, 256, DType::float16); }
 
 // Validation must fail naming the field, the offending value and the allowed range.
 void expect_rejected(const Problem& p, const std::string& field, const std::string& value,

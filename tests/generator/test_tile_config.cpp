@@ -3,6 +3,7 @@
 
 #include "generator/tile_config.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 
 using namespace bandjit;
 
@@ -10,16 +11,7 @@ namespace {
 
 Problem make(std::int64_t n, std::int64_t wl, std::int64_t wr, std::vector<std::int64_t> dil, DType dt = DType::float16,
              std::int64_t dh = 64, std::int64_t heads = 4) {
-  Problem p;
-  p.batch = 1;
-  p.heads = heads;
-  p.seq_len = n;
-  p.head_dim = dh;
-  p.window_left = wl;
-  p.window_right = wr;
-  p.dilation = std::move(dil);
-  p.dtype = dt;
-  return p;
+  return test::band_problem(1, heads, n, dh, wl, wr, dt, std::move(dil));
 }
 
 // The block → (head, residue, rows) decoding of templates/band_tiles.cuh, restated on the

@@ -11,6 +11,7 @@
 #include "check/device_buffer.hpp"
 #include "reference/band_reference.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace bandjit;
@@ -97,19 +98,7 @@ std::vector<double> download(DType d, const DeviceBuffer& buf, std::size_t n) {
 
 double tolerance(DType d) { return d == DType::float32 ? 1e-5 : 1e-2; }
 
-Problem small(DType d, Layout l) {
-  Problem p;
-  p.batch = 2;
-  p.heads = 3;
-  p.seq_len = 150;
-  p.head_dim = 32;
-  p.window_left = 20;
-  p.window_right = 9;
-  p.dilation = {1, 2, 3};
-  p.dtype = d;
-  p.layout = l;
-  return p;
-}
+Problem small(DType d, Layout l) { return test::band_problem(2, 3, 150, 32, 20, 9, d, {1, 2, 3}, l); }
 
 }  // namespace
 

@@ -4,22 +4,14 @@
 #include "bandjit/bandjit.hpp"
 #include "check/device_buffer.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace bandjit;
 
 namespace {
-Problem tiny() {
-  Problem p;
-  p.heads = 2;
-  p.seq_len = 96;
-  p.head_dim = 32;
-  p.window_left = 7;
-  p.window_right = 7;
-  p.dtype = DType::float16;
-  return p;
-}
+Problem tiny() { return test::band_problem(1, 2, 96, 32, 7, 7, DType::float16); }
 }  // namespace
 
 TEST_CASE("runtime: memory, then disk, then NVRTC", "[runtime]") {

@@ -5,6 +5,7 @@
 
 #include "reference/band_reference.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 
 using namespace bandjit;
 using namespace bandjit::reference;
@@ -12,15 +13,7 @@ using namespace bandjit::reference;
 namespace {
 
 Problem make(Layout layout, std::vector<std::int64_t> dilation) {
-  Problem p;
-  p.batch = 2;
-  p.heads = 3;
-  p.seq_len = 23;
-  p.head_dim = 16;
-  p.window_left = 4;
-  p.window_right = 2;
-  p.dilation = std::move(dilation);
-  p.layout = layout;
+  Problem p = test::band_problem(2, 3, 23, 16, 4, 2, DType::float32, std::move(dilation), layout);
   p.scale = 0.5;
   return p;
 }

@@ -6,6 +6,7 @@
 #include "generator/family_registry.hpp"
 #include "runtime/compiler.hpp"
 #include "support/catch.hpp"
+#include "support/problems.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace bandjit;
@@ -83,13 +84,7 @@ TEST_CASE("nvrtc: the target architecture is validated before NVRTC runs", "[nvr
 }
 
 TEST_CASE("nvrtc: emitted standalone sources compile without the embedded templates", "[nvrtc]") {
-  Problem p;
-  p.heads = 3;
-  p.seq_len = 200;
-  p.head_dim = 32;
-  p.window_left = 9;
-  p.window_right = 4;
-  p.dilation = {1, 2, 3};
+  Problem p = test::band_problem(1, 3, 200, 32, 9, 4, DType::float32, {1, 2, 3});
   for (DType d : {DType::float32, DType::float16, DType::bfloat16})
     for (const auto& family : families()) {
       p.dtype = d;
@@ -104,13 +99,7 @@ TEST_CASE("nvrtc: emitted standalone sources compile without the embedded templa
 }
 
 TEST_CASE("nvrtc: the cubin and resource usage are returned", "[nvrtc]") {
-  Problem p;
-  p.heads = 2;
-  p.seq_len = 100;
-  p.head_dim = 64;
-  p.window_left = 10;
-  p.window_right = 10;
-  p.dtype = DType::float16;
+  const Problem p = test::band_problem(1, 2, 100, 64, 10, 10, DType::float16);
   const Cubin c = compile(generate_band_pv(p), "sm_90");
   CHECK(c.image.size() > 1000);
   CHECK(c.image.compare(0, 4, "\x7f" "ELF") == 0);
