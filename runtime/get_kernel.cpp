@@ -70,11 +70,14 @@ std::string cache_directory(const std::string& override_dir) {
 
 std::uint64_t cache_max_bytes() { return config::cache_max_bytes(); }
 
-ObtainedEntry obtain_entry(const Source& source, const std::string& arch, const Options& options,
-                           bool store_must_succeed) {
-  init_logging();
+CacheKey cache_key_of(const Source& source, const std::string& arch) {
   validate_arch(arch);
-  const CacheKey key = make_cache_key(source, arch, compile_options(arch), nvrtc().version);
+  return make_cache_key(source, arch, compile_options(arch), nvrtc().version);
+}
+
+ObtainedEntry obtain_entry(const Source& source, const CacheKey& key, const std::string& arch,
+                           const Options& options, bool store_must_succeed) {
+  init_logging();
   DiskCache disk(cache_directory(options.cache_dir), config::cache_max_bytes());
   if (options.disk_cache) {
     if (auto entry = disk.get(key)) {
@@ -100,12 +103,11 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
   const auto started = Clock::now();
   CUcontext ctx = ensure_context();
   const std::string arch = options.arch.empty() ? current_arch() : options.arch;
-  validate_arch(arch);
   // The memory key needs the disk key; computing it costs a SHA-256 of the source (µs).
-  const CacheKey key = make_cache_key(source, arch, compile_options(arch), nvrtc().version);
+  const CacheKey key = cache_key_of(source, arch);
   Origin origin = Origin::memory;
   auto result = modules().get_or_create(fmt::format("{}@{}", key.hash, static_cast<const void*>(ctx)), [&] {
-    auto obtained = obtain_entry(source, arch, options, false);
+    auto obtained = obtain_entry(source, key, arch, options, false);
     origin = obtained.origin;
     return load_module(obtained.entry.cubin, source.kernel_name, source.launch);
   });
@@ -155,7 +157,7 @@ PregenerateResult pregenerate(std::string_view family, const Problem& problem, c
   }
   Options opts = options;
   opts.disk_cache = true;
-  const auto obtained = obtain_entry(source, arch, opts, true);
+  const auto obtained = obtain_entry(source, cache_key_of(source, arch), arch, opts, true);
   return {obtained.origin, obtained.key_hash, seconds_since(started)};
 }
 
