@@ -34,18 +34,19 @@ Source generate_band_pv(const Problem& p, const Tuning& tuning) {
       "  static constexpr int kTileRows = {tm};\n"
       "  static constexpr int kTileDiagonals = {tj};\n"
       "  static constexpr int kDiagonalChunks = {chunks};\n"
-      "  static constexpr int kSlabRows = {ks};\n"
+      "  static constexpr int kColumnParts = {parts};\n"
       "  static constexpr int kStageLD = {ld};\n"
+      "  static constexpr unsigned kSharedBytes = {smem};\n"
       "{tile_start}"
       "}};\n\n"
-      "extern \"C\" __global__ void __launch_bounds__({threads})\n"
+      "extern \"C\" __global__ void __launch_bounds__({threads}, 1)\n"
       "{name}(const Cfg::T* __restrict__ p, const Cfg::T* __restrict__ v, Cfg::T* __restrict__ o) {{\n"
       "  bandjit::band_pv<Cfg>(p, v, o);\n"
       "}}\n",
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows), fmt::arg("tj", t.tile_diagonals),
-      fmt::arg("chunks", t.diagonal_chunks), fmt::arg("ks", t.slab_rows), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
+      fmt::arg("chunks", t.diagonal_chunks), fmt::arg("parts", t.column_parts), fmt::arg("smem", t.shared_bytes), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
       fmt::arg("name", s.kernel_name));
   return s;
 }

@@ -36,19 +36,20 @@ Source generate_band_qk(const Problem& p, const Tuning& tuning) {
       "  static constexpr int kThreads = {threads};\n"
       "  static constexpr int kTileRows = {tm};\n"
       "  static constexpr int kTileDiagonals = {tj};\n"
-      "  static constexpr int kSlabRows = {ks};\n"
+      "  static constexpr int kRowTilesPerWarp = {mw};\n"
       "  static constexpr int kStageLD = {ld};\n"
+      "  static constexpr unsigned kSharedBytes = {smem};\n"
       "  static constexpr bool kQInRegisters = {qregs};\n"
       "{tile_start}"
       "}};\n\n"
-      "extern \"C\" __global__ void __launch_bounds__({threads})\n"
+      "extern \"C\" __global__ void __launch_bounds__({threads}, 1)\n"
       "{name}(const Cfg::T* __restrict__ q, const Cfg::T* __restrict__ k, Cfg::T* __restrict__ s) {{\n"
       "  bandjit::band_qk<Cfg>(q, k, s);\n"
       "}}\n",
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("scale", float_literal(p.scale)), fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows),
-      fmt::arg("tj", t.tile_diagonals), fmt::arg("ks", t.slab_rows), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
+      fmt::arg("tj", t.tile_diagonals), fmt::arg("mw", t.row_tiles_per_warp), fmt::arg("smem", t.shared_bytes), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
       fmt::arg("name", s.kernel_name));
   return s;
 }

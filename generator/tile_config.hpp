@@ -15,7 +15,8 @@ struct BandTiling {
   int tile_rows = 64;        ///< TM: rows of one residue sub-sequence per block (16 per warp group)
   int tile_diagonals = 64;   ///< TJ: diagonals per chunk (all C when they fit)
   int diagonal_chunks = 1;   ///< ceil(C / TJ): grid.y of band_qk, loop count of band_pv
-  int slab_rows = 64;        ///< KS: key/value rows per pipeline stage (three stages in flight)
+  int row_tiles_per_warp = 1;  ///< (band_qk)
+  int column_parts = 1;      ///< band_pv: warps that split the head_dim columns of a row group  ///< MW: m-tiles of 16 rows each band_qk warp multiplies (1 or 2)
   int stage_ld = 0;          ///< row stride (elements) of the staged S/P rows: TJ + one 16-byte phase
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
   int tiles_per_batch = 0;   ///< grid.x
@@ -32,7 +33,15 @@ BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0);
 /// Whether band_qk keeps its Q fragments in registers (≤ 64 per thread) and reuses Q's
 /// shared memory for the S staging tile.
 bool qk_q_in_registers(const Problem& problem);
+/// m-tiles per band_qk warp: 2 for 16-bit types up to head_dim 128 (one K fragment feeds two
+/// products), else 1.
+int qk_row_tiles_per_warp(const Problem& problem);
+/// Row stride of band_qk's staging tile: TJ + 45 slack (templates/band_qk.cuh), an odd
+/// number of 16-byte units.
+int qk_stage_ld(int tile_diagonals, DType dtype);
 BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0);
+/// Warps of band_pv that share a 32-row group, each taking 2 or 4 n-tiles of 8 columns.
+int pv_column_parts(const Problem& problem);
 
 /// Tiling of band_softmax: row_threads threads per row, each holding pieces_per_thread
 /// 16-byte pieces of it in registers.

@@ -1,13 +1,16 @@
 // bandjit/band_pv.cuh — O[i, k] = Σ_j P[i, j] · V[key(i, j), k] over valid slots (SPEC §3.3).
 // Whatever P holds at a slot whose key is outside the sequence contributes nothing.
 //
-// One block: TM = 64 query rows of one residue sub-sequence, all Dh columns; 8 warps =
-// 4 row groups × 2 column halves. Per chunk of TJ diagonals (all C when they fit) the P
-// rows are staged whole, each at its global 16-byte phase (cp.async, 16-byte pieces), and
-// the TM + TJ − 1 value rows stream through in slabs of KS rows, three in flight. The
-// product O += A·V uses A[row][key] = P[row][key − row]: the A fragments are read from the
-// staged P rows along the diagonal, so no skewed copy is made; slots off the band or off
-// the sequence read as 0 (only the tiles at the band's edges pay for that check).
+// One block: TM query rows of one residue sub-sequence, all Dh columns, the C diagonals in
+// chunks of TJ. Per chunk, the P rows are staged at their 16-byte phase (cp.async) with
+// zeros around them, and all the value rows the chunk touches at once. The product
+// O += A·V uses A[row][kl] = P[row][kl − row] (kl: block-local key), read from the staged
+// rows along the diagonal: rows come in groups of 32, m-tile 0 the even rows and m-tile 1
+// the odd ones, and an m-tile whose rows sit at odd element offsets takes its k-steps one
+// key early, so every A register is one aligned 32-bit load. Rows are LDP ≥ TJ + 54 apart
+// and the slack between them is zero: the A entries off a row's band read as 0, so only
+// k-steps that reach past the sequence's ends check anything. The warps of a group split
+// the Dh columns.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"
@@ -16,62 +19,21 @@
 
 namespace bandjit {
 
-// A fragment of A[row][key] = P[row][key − row] for the m-tile at row0 and the k-step at
-// key0, from staged P rows; `checked` zeroes slots off the band [0, count) and keys outside
-// the sequence.
-template <class T>
-struct SkewedA;
-
-#if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
-template <class T>
-struct SkewedA {
-  static __device__ __forceinline__ u32 pack(T lo, T hi) {
-    return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
-           (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
-  }
-  template <bool kChecked>
-  static __device__ __forceinline__ void load(typename MmaOps<T>::AFrag& a, const T* sP, int ldp, const int* phase,
-                                              int row0, int key0, int count, int key_lo, int key_hi) {
-    const int g = lane_id() >> 2, t4 = lane_id() & 3;
-    const T zero = from_float<T>(0.f);
-#pragma unroll
-    for (int reg = 0; reg < 4; ++reg) {
-      const int h = reg & 1;  // a0/a2: row g, a1/a3: row g + 8
-      const int r = row0 + g + 8 * h;
-      const int key = key0 + 2 * t4 + 8 * (reg >> 1);
-      const T* base = sP + r * ldp + phase[h] - r;  // base[key] = P[r][key − r]
-      T lo, hi;
-      if (kChecked) {  // reads only slots on the band: others may lie outside the staged rows
-        lo = (key - r >= 0 && key - r < count && key >= key_lo && key < key_hi) ? base[key] : zero;
-        hi = (key + 1 - r >= 0 && key + 1 - r < count && key + 1 >= key_lo && key + 1 < key_hi) ? base[key + 1] : zero;
-      } else {
-        lo = base[key];
-        hi = base[key + 1];
-      }
-      a.r[reg] = pack(lo, hi);
-    }
-  }
-};
-#endif
-
-template <>
-struct SkewedA<float> {
-  template <bool kChecked>
-  static __device__ __forceinline__ void load(typename MmaOps<float>::AFrag& a, const float* sP, int ldp,
-                                              const int* phase, int row0, int key0, int count, int key_lo,
-                                              int key_hi) {
-    const int g = lane_id() >> 2, t4 = lane_id() & 3;
-#pragma unroll
-    for (int reg = 0; reg < 4; ++reg) {
-      const int h = reg & 1;  // a0: (g, t4), a1: (g + 8, t4), a2: (g, t4 + 4), a3: (g + 8, t4 + 4)
-      const int r = row0 + g + 8 * h;
-      const int key = key0 + t4 + 4 * (reg >> 1);
-      const bool on_band = !kChecked || (key - r >= 0 && key - r < count && key >= key_lo && key < key_hi);
-      const float x = on_band ? sP[r * ldp + phase[h] + key - r] : 0.f;
-      MmaOps<float>::split(x, a.big[reg], a.small[reg]);
-    }
-  }
-};
+__device__ __forceinline__ u32 lds32(u32 addr) {
+  u32 v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ float lds_f32(u32 addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ void ldsm_x4_trans(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
 
 template <class Cfg>
 __device__ __forceinline__ void band_pv(const typename Cfg::T* __restrict__ p,
@@ -79,117 +41,188 @@ __device__ __forceinline__ void band_pv(const typename Cfg::T* __restrict__ p,
                                         typename Cfg::T* __restrict__ o) {
   using T = typename Cfg::T;
   using Ops = MmaOps<T>;
-  constexpr int TM = Cfg::kTileRows, TJ = Cfg::kTileDiagonals, KS = Cfg::kSlabRows, LDP = Cfg::kStageLD;
+  constexpr int TM = Cfg::kTileRows, TJ = Cfg::kTileDiagonals, LDP = Cfg::kStageLD;
   constexpr int DH = Cfg::kHeadDim, C = Cfg::kDiagonals, WL = Cfg::kWindowLeft;
-  constexpr int LDV = DH + 8;  // 16 bytes (16-bit) / 32 bytes (float): conflict-free B loads
-  constexpr int W = Cfg::kThreads / 32, MT = TM / 16, PARTS = W / MT, RING = 3;
-  constexpr int ND = DH / 8, NDW = ceil_div(ND, PARTS);
-  static_assert(W % MT == 0, "warps split evenly over the row groups");
-  static_assert(KS % Ops::kK == 0, "slabs hold whole k-steps");
-  static_assert(LDP >= TJ + Vec<T>::kElems - 1 && LDP % Vec<T>::kElems == 0, "staged rows hold any phase");
+  constexpr int RG = 32, MARGIN = 32, G = TM / RG, PARTS = Cfg::kColumnParts;
+  constexpr int V = Vec<T>::kElems, ES = sizeof(T);
+  constexpr int LDV = DH + 8;                         // conflict-free B fragments
+  constexpr int NV = ceil_div(TM + TJ, 16) * 16;      // value rows a chunk touches (and one before)
+  constexpr int NCW = DH / 8 / PARTS;                 // n-tiles of 8 columns per warp
+  constexpr int PIECES = ceil_div(TJ + V - 1, V);     // 16-byte pieces of a staged row
+  constexpr bool k16 = sizeof(T) == 2;
+  constexpr int kVElems = (NV + 1) * LDV, kPElems = MARGIN + TM * LDP;
+  static_assert(Cfg::kThreads == 32 * G * PARTS && TM % RG == 0, "warps: row groups × column parts");
+  static_assert(DH % (8 * PARTS) == 0 && (!k16 || NCW % 2 == 0), "column parts hold whole n-tile pairs");
+  static_assert(LDP >= TJ + 54 && LDP % V == 0, "staged rows keep zero slack around them");
+  static_assert((kVElems + kPElems) * ES <= Cfg::kSharedBytes, "the generator's shared-memory size covers the layout");
 
   extern __shared__ __align__(16) unsigned char smem[];
-  T* sP = reinterpret_cast<T*>(smem);
-  T* sV = sP + TM * LDP;
-  __shared__ i64 row_start[TM];  // global element of each row's first diagonal; −1 past the end
+  T* sV = reinterpret_cast<T*>(smem) + LDV;  // row −1 exists: odd m-tiles start one key early
+  T* sP = sV - LDV + kVElems;
 
   const BandTile tc = decode_band_tile<Cfg>(blockIdx.x);
   if (tc.t0 >= tc.len) return;
   const int b = blockIdx.z;
-  const int warp = threadIdx.x >> 5, mt = warp % MT, part = warp / MT;
-  const int g = lane_id() >> 2;
+  const int warp = threadIdx.x >> 5, grp = warp % G, part = warp / G;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+  const int kg = RG * grp, n0 = part * NCW * 8;
+  const SubsequenceRows<Cfg> prow(b, tc, C);
 
-  float acc[NDW][4];
+  float acc[2][NCW][4];
 #pragma unroll
-  for (int n = 0; n < NDW; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+  for (int m = 0; m < 2; ++m)
+#pragma unroll
+    for (int n = 0; n < NCW; ++n) acc[m][n][0] = acc[m][n][1] = acc[m][n][2] = acc[m][n][3] = 0.f;
 
   for (int chunk = 0; chunk < Cfg::kDiagonalChunks; ++chunk) {
     const int j0 = chunk * TJ;
     const int count = min(TJ, C - j0);
     const int u0 = tc.t0 + j0 - WL;  // key (sub-sequence index) of block-local key 0
-    const int slabs = (TM + count - 1 + KS - 1) / KS;
-    if (chunk > 0) __syncthreads();  // the previous chunk is done with sP and sV
-
-    // P rows of this chunk, each at its 16-byte phase, as one flat range of pieces.
-    for (int r = threadIdx.x; r < TM; r += Cfg::kThreads) {
-      const int t = tc.t0 + r;
-      row_start[r] = t < tc.len ? row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, C) + j0 : -1;
+    if (chunk > 0) __syncthreads();   // the previous chunk is done with sP and sV
+    if (chunk == 0) {  // the slack between rows, and value row −1, stay zero from here on
+      for (int i = threadIdx.x; i < kPElems / V; i += Cfg::kThreads)
+        *reinterpret_cast<uint4*>(sP + i * V) = make_uint4(0, 0, 0, 0);
+      for (int i = threadIdx.x; i < LDV / V; i += Cfg::kThreads)
+        *reinterpret_cast<uint4*>(sV - LDV + i * V) = make_uint4(0, 0, 0, 0);
+      __syncthreads();
+    }
+    // P rows at their phase: piece q of row r holds global elements st − mis + q·V. Pieces
+    // past the row's end are zeroed: an earlier chunk (another phase) may have filled them.
+    for (int idx = threadIdx.x; idx < TM * PIECES; idx += Cfg::kThreads) {
+      const int r = idx / PIECES, q = idx - r * PIECES, t = tc.t0 + r;
+      if (t >= tc.len) continue;
+      const i64 st = prow.at(t) + j0;
+      const int mis = misalignment<T>(st), j = q * V - mis;
+      T* dst = sP + MARGIN + r * LDP + q * V;
+      if (j < count)
+        cp_async_16(dst, p + (st - mis) + q * V, min(16, (count - j) * ES));
+      else
+        *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
+    }
+    stage_row_range_async<Cfg, LDV>(sV, v, b, tc, u0, 0, NV);
+    cp_async_commit();
+    cp_async_wait<0>();
+    // The first piece of a row also brought the elements before it: zero them (the thread
+    // that copied a piece is the one that sees it landed).
+    for (int idx = threadIdx.x; idx < TM * PIECES; idx += Cfg::kThreads) {
+      const int r = idx / PIECES, t = tc.t0 + r;
+      if (idx - r * PIECES != 0 || t >= tc.len) continue;
+      const int mis = misalignment<T>(prow.at(t) + j0);
+      for (int e = 0; e < mis; ++e) sP[MARGIN + r * LDP + e] = from_float<T>(0.f);
     }
     __syncthreads();
-    stage_tile_async<T, TM, LDP, LDP / Vec<T>::kElems, Cfg::kThreads>(sP, p, row_start, count);
-    stage_rows_async<Cfg, KS, LDV>(sV, v, b, tc, u0);
-    cp_async_commit();
-    if (slabs > 1) {
-      stage_rows_async<Cfg, KS, LDV>(sV + KS * LDV, v, b, tc, u0 + KS);
-      cp_async_commit();
-    }
-    int phase[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int t = tc.t0 + 16 * mt + g + 8 * h;
-      phase[h] = t < tc.len ? misalignment<T>(row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, C) + j0) : 0;
-    }
-    // Block-local keys inside the sequence; the band of this row group.
-    const int key_lo = max(0, -u0), key_hi = min(TM + count - 1, tc.len - u0);
-    const int band_lo = 16 * mt, band_hi = 16 * mt + 15 + count - 1;
 
-    for (int sl = 0; sl < slabs; ++sl) {
-      if (sl + 1 < slabs) cp_async_wait<1>(); else cp_async_wait<0>();
-      __syncthreads();
-      if (sl + 2 < slabs) {
-        stage_rows_async<Cfg, KS, LDV>(sV + ((sl + 2) % RING) * KS * LDV, v, b, tc, u0 + (sl + 2) * KS);
-        cp_async_commit();
+    // Row of m-tile m, fragment half h: kg + 2·(g + 8h) + m; A[row][kl] sits at at + kl.
+    int shift[2];
+    u32 aaddr[2][2], vaddr[2];
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+      int at[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = kg + 2 * (g + 8 * h) + m;
+        at[h] = MARGIN + r * LDP + misalignment<T>(prow.at(tc.t0 + r) + j0) - r;
       }
-      const T* slab = sV + (sl % RING) * KS * LDV;
-      // A fresh accumulator per slab, added to the total with ordinary float adds: the
-      // tensor cores' accumulation loses low bits, which over thousands of diagonals
-      // would exceed float32's 1e-5 (measured 1.5e-4 at C = 32768).
-      float part_acc[NDW][4];
+      shift[m] = at[0] & 1;
+      const int first = kg - shift[m];  // block-local key of the m-tile's first k-step
 #pragma unroll
-      for (int n = 0; n < NDW; ++n) part_acc[n][0] = part_acc[n][1] = part_acc[n][2] = part_acc[n][3] = 0.f;
+      for (int h = 0; h < 2; ++h) aaddr[m][h] = smem_addr(sP + at[h] + first + (k16 ? 2 : 1) * t4);
+      vaddr[m] = k16 ? smem_addr(sV + (first + (lane_id() & 15)) * LDV + n0 + 8 * (lane_id() >> 4))
+                     : smem_addr(sV + (first + t4) * LDV + n0 + g);
+    }
 #pragma unroll
-      for (int kk = 0; kk < KS; kk += Ops::kK) {
-        const int key0 = sl * KS + kk;
-        if (key0 + Ops::kK - 1 < band_lo || key0 > band_hi) continue;
-        // Inside the band for all 16 rows and inside the sequence: no per-slot checks.
-        const bool inner = key0 - (16 * mt + 15) >= 0 && key0 + Ops::kK - 1 - 16 * mt < count && key0 >= key_lo &&
-                           key0 + Ops::kK <= key_hi;
-        typename Ops::AFrag a;
-        if (inner)
-          SkewedA<T>::template load<false>(a, sP, LDP, phase, 16 * mt, key0, count, key_lo, key_hi);
-        else
-          SkewedA<T>::template load<true>(a, sP, LDP, phase, 16 * mt, key0, count, key_lo, key_hi);
+    for (int m = 0; m < 2; ++m) {
+      keep_in_register(shift[m]);
+      keep_in_register(aaddr[m][0]);
+      keep_in_register(aaddr[m][1]);
+      keep_in_register(vaddr[m]);
+    }
+    const int key_lo = max(0, -u0), key_hi = min(NV, tc.len - u0);
+    const int steps = ceil_div(RG + count, 16);
+#pragma unroll 1
+    for (int s = 0, kk = kg; s < steps; ++s, kk += 16) {  // addresses step with kk (no remat)
+      const bool edge = kk - 1 < key_lo || kk + 16 > key_hi;  // some key outside the sequence
 #pragma unroll
-        for (int n = 0; n < NDW; ++n) {
-          const int nd = part * NDW + n;
-          if (nd < ND) {
-            typename Ops::BFrag bf;
-            Ops::load_b_kn(bf, slab, LDV, kk, 8 * nd);
-            Ops::mma(part_acc[n], a, bf);
+      for (int m = 0; m < 2; ++m) {
+        const int key = kk - shift[m] + (k16 ? 2 : 1) * t4;  // key of this lane's first A entry
+        const u32 a_at = aaddr[m][0], a_at8 = aaddr[m][1], v_at = vaddr[m];
+        aaddr[m][0] += 16 * ES;
+        aaddr[m][1] += 16 * ES;
+        vaddr[m] += 16 * LDV * ES;
+        if constexpr (k16) {
+          typename Ops::AFrag a;
+          a.r[0] = lds32(a_at);
+          a.r[1] = lds32(a_at8);
+          a.r[2] = lds32(a_at + 8 * ES);
+          a.r[3] = lds32(a_at8 + 8 * ES);
+          if (edge) {
+            const auto in = [&](int kl) { return kl >= key_lo && kl < key_hi ? 0xffffu : 0u; };
+            const u32 lo = in(key) | (in(key + 1) << 16), hi = in(key + 8) | (in(key + 9) << 16);
+            a.r[0] &= lo; a.r[1] &= lo; a.r[2] &= hi; a.r[3] &= hi;
           }
+#pragma unroll
+          for (int n = 0; n < NCW; n += 2) {
+            typename Ops::BFrag b0, b1;
+            ldsm_x4_trans(v_at + n * 8 * ES, b0.r[0], b0.r[1], b1.r[0], b1.r[1]);
+            Ops::mma(acc[m][n], a, b0);
+            Ops::mma(acc[m][n + 1], a, b1);
+          }
+        } else {
+          // float: two m16n8k8 k-steps of 8 keys, 3xTF32; A entries are single words.
+          float part_acc[NCW][4];
+#pragma unroll
+          for (int n = 0; n < NCW; ++n) part_acc[n][0] = part_acc[n][1] = part_acc[n][2] = part_acc[n][3] = 0.f;
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            typename Ops::AFrag a;
+            const int k0 = key + 8 * half;
+            float x[4] = {lds_f32(a_at + 32 * half), lds_f32(a_at8 + 32 * half), lds_f32(a_at + 32 * half + 16),
+                          lds_f32(a_at8 + 32 * half + 16)};
+            if (edge) {
+              const bool in0 = k0 >= key_lo && k0 < key_hi, in4 = k0 + 4 >= key_lo && k0 + 4 < key_hi;
+              x[0] = in0 ? x[0] : 0.f; x[1] = in0 ? x[1] : 0.f; x[2] = in4 ? x[2] : 0.f; x[3] = in4 ? x[3] : 0.f;
+            }
+#pragma unroll
+            for (int e = 0; e < 4; ++e) Ops::split(x[e], a.big[e], a.small[e]);
+#pragma unroll
+            for (int n = 0; n < NCW; ++n) {
+              typename Ops::BFrag bf;
+              const u32 b_at = v_at + (8 * half * LDV + 8 * n) * ES;
+              Ops::split(lds_f32(b_at), bf.big[0], bf.small[0]);
+              Ops::split(lds_f32(b_at + 4 * LDV * ES), bf.big[1], bf.small[1]);
+              Ops::mma(part_acc[n], a, bf);
+            }
+          }
+          // Fresh products per 16 keys, added in float32: the tensor cores' accumulation
+          // loses low bits, which over thousands of diagonals would exceed float32's 1e-5.
+#pragma unroll
+          for (int n = 0; n < NCW; ++n)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[m][n][e] += part_acc[n][e];
         }
       }
-#pragma unroll
-      for (int n = 0; n < NDW; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[n][e] += part_acc[n][e];
     }
   }
 
-  const int t4 = lane_id() & 3;
+  const SubsequenceRows<Cfg> orow(b, tc, DH);
 #pragma unroll
-  for (int n = 0; n < NDW; ++n) {
-    const int nd = part * NDW + n;
-    if (nd >= ND) continue;
+  for (int m = 0; m < 2; ++m)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int t = tc.t0 + 16 * mt + g + 8 * h;
+      const int t = tc.t0 + kg + 2 * (g + 8 * h) + m;
       if (t >= tc.len) continue;
-      T* dst = o + row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, DH) + 8 * nd + 2 * t4;
-      dst[0] = from_float<T>(acc[n][2 * h]);
-      dst[1] = from_float<T>(acc[n][2 * h + 1]);
+      T* dst = o + orow.at(t) + n0 + 2 * t4;
+#pragma unroll
+      for (int n = 0; n < NCW; ++n) {
+        if constexpr (k16) {
+          const T lo = from_float<T>(acc[m][n][2 * h]), hi = from_float<T>(acc[m][n][2 * h + 1]);
+          *reinterpret_cast<u32*>(dst + 8 * n) = static_cast<u32>(*reinterpret_cast<const unsigned short*>(&lo)) |
+                                                (static_cast<u32>(*reinterpret_cast<const unsigned short*>(&hi)) << 16);
+        } else {
+          *reinterpret_cast<float2*>(dst + 8 * n) = make_float2(acc[m][n][2 * h], acc[m][n][2 * h + 1]);
+        }
+      }
     }
-  }
 }
 
 }  // namespace bandjit

@@ -49,23 +49,41 @@ __device__ __forceinline__ BandTile decode_band_tile(int x) {
   return tc;
 }
 
-// Stages rows u0 … u0+ROWS−1 of the tile's sub-sequence of a [.., Dh] tensor into shared
-// memory (row stride LD elements) with 16-byte asynchronous copies; rows outside the
-// sequence become zeros. The caller commits and waits.
-template <class Cfg, int ROWS, int LD, class T>
-__device__ __forceinline__ void stage_rows_async(T* smem, const T* __restrict__ g, int b,
-                                                 const BandTile& tc, int u0) {
+// Element offset of sub-sequence row u of the tile's head and residue in a [.., width]
+// tensor: base + u · step (see row_offset). u may be out of range; the caller checks.
+template <class Cfg>
+struct SubsequenceRows {
+  i64 base, step;
+  __device__ __forceinline__ SubsequenceRows(int b, const BandTile& tc, int width)
+      : base(row_offset<Cfg>(b, tc.h, tc.r, width)),
+        step(i64(tc.D) * (Cfg::kLayout == kLayoutBNHD ? Cfg::kHeads : 1) * width) {}
+  __device__ __forceinline__ i64 at(int u) const { return base + u * step; }
+};
+
+// Stages rows u0 + first … u0 + end − 1 of the tile's sub-sequence of a [.., Dh] tensor into
+// shared rows first … end − 1 (row stride LD elements) with 16-byte asynchronous copies;
+// rows outside the sequence become zeros. The caller commits and waits.
+template <class Cfg, int LD, class T>
+__device__ __forceinline__ void stage_row_range_async(T* smem, const T* __restrict__ g, int b, const BandTile& tc,
+                                                      int u0, int first, int end) {
   constexpr int kVecElems = 16 / sizeof(T);
   constexpr int kVecs = Cfg::kHeadDim / kVecElems;
   static_assert(Cfg::kHeadDim % kVecElems == 0, "rows are copied in 16-byte pieces");
   static_assert((LD * sizeof(T)) % 16 == 0, "shared rows must stay 16-byte aligned");
-  for (int idx = threadIdx.x; idx < ROWS * kVecs; idx += Cfg::kThreads) {
-    const int row = idx / kVecs, vec = idx - row * kVecs;
+  const SubsequenceRows<Cfg> rows(b, tc, Cfg::kHeadDim);
+  for (int idx = first * kVecs + threadIdx.x; idx < end * kVecs; idx += Cfg::kThreads) {
+    const int row = idx / kVecs, vec = idx % kVecs;  // a constant divisor: no division instruction
     const int u = u0 + row;
-    const bool inside = u >= 0 && u < tc.len;
-    const T* src = inside ? g + row_offset<Cfg>(b, tc.h, tc.r + tc.D * u, Cfg::kHeadDim) + vec * kVecElems : g;
+    const bool inside = static_cast<unsigned>(u) < static_cast<unsigned>(tc.len);
+    const T* src = inside ? g + rows.at(u) + vec * kVecElems : g;
     cp_async_16(smem + row * LD + vec * kVecElems, src, inside ? 16 : 0);
   }
+}
+
+template <class Cfg, int ROWS, int LD, class T>
+__device__ __forceinline__ void stage_rows_async(T* smem, const T* __restrict__ g, int b, const BandTile& tc,
+                                                 int u0) {
+  stage_row_range_async<Cfg, LD>(smem, g, b, tc, u0, 0, ROWS);
 }
 
 }  // namespace bandjit

@@ -17,6 +17,30 @@ __device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
 
 template <class T> struct MmaOps;
 
+// Pins a value computed before a loop in a register: the compiler otherwise recomputes
+// per-lane addresses inside the loop from their (long) definitions.
+template <class X>
+__device__ __forceinline__ void keep_in_register(X& x) {
+  asm volatile("" : "+r"(x));
+}
+
+__device__ __forceinline__ u32 smem_addr(const void* p) { return static_cast<u32>(__cvta_generic_to_shared(p)); }
+// Four 8x8 16-bit matrices; lanes 8q … 8q+7 give the row addresses of matrix q.
+__device__ __forceinline__ void ldsm_x4(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2(u32 addr, u32& r0, u32& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+__device__ __forceinline__ void sts32(u32 addr, u32 v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void sts64(u32 addr, float lo, float hi) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(lo), "f"(hi) : "memory");
+}
+
 #if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
 // Common part of the 16-bit policies: fragments are 32-bit words of two elements.
 template <class T> struct Mma16Base {
@@ -38,6 +62,13 @@ template <class T> struct Mma16Base {
     const T* p = s + (n0 + g) * ld + k0 + 2 * t;
     b.r[0] = *reinterpret_cast<const u32*>(p);
     b.r[1] = *reinterpret_cast<const u32*>(p + 8);
+  }
+  // Two B fragments (k-steps k0 and k0 + 16) of the tile that stores B transposed, with
+  // one ldmatrix.x4: lanes 8q … 8q+7 address rows n0 … n0+7 at column k0 + 8q.
+  // Rows must start on 16-byte boundaries.
+  static __device__ __forceinline__ void load_b_nk_x2(BFrag& b0, BFrag& b1, const T* s, int ld, int n0, int k0) {
+    const T* p = s + (n0 + (lane_id() & 7)) * ld + k0 + 8 * (lane_id() >> 3);
+    ldsm_x4(smem_addr(p), b0.r[0], b0.r[1], b1.r[0], b1.r[1]);
   }
   // B (16 x 8) from a row-major [k][n] tile (V of P·V), through ldmatrix.trans.
   // Rows must start on 16-byte boundaries.
