@@ -17,6 +17,7 @@ Source generate_band_softmax(const Problem& p, const Tuning& tuning) {
   s.arguments = {"s", "p"};
   if (p.key_mask != KeyMask::none) s.arguments.push_back("mask");
   s.launch.grid[0] = static_cast<std::uint32_t>(t.blocks);
+  s.launch.grid[2] = static_cast<std::uint32_t>(p.batch);
   s.launch.block[0] = static_cast<std::uint32_t>(t.threads);
   s.key_fields = band_key_fields(p);
   s.key_fields["head_dim"] = p.head_dim;

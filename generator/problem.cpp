@@ -97,7 +97,8 @@ std::string slug(const Problem& p) {
     dil = fmt::format("{}", fmt::join(p.dilation, "-"));
   }
   const char* dt = p.dtype == DType::float32 ? "f32" : p.dtype == DType::float16 ? "f16" : "bf16";
-  std::string s = fmt::format("b{}_h{}_n{}_d{}_wl{}_wr{}_dil{}_{}_{}", p.batch, p.heads, p.seq_len,
+  const std::string batch = p.runtime_batch ? "any" : std::to_string(p.batch);
+  std::string s = fmt::format("b{}_h{}_n{}_d{}_wl{}_wr{}_dil{}_{}_{}", batch, p.heads, p.seq_len,
                               p.head_dim, p.window_left, p.window_right, dil, dt, to_string(p.layout));
   if (p.scale != 1.0) s += fmt::format("_s{:.6g}", p.scale);
   if (p.key_mask != KeyMask::none) s += fmt::format("_mask{}", to_string(p.key_mask));

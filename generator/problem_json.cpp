@@ -60,6 +60,7 @@ json problem_to_json(const Problem& p) {
       {"scale", p.scale},
       {"key_mask", std::string(to_string(p.key_mask))},
   };
+  if (p.runtime_batch) doc["runtime_batch"] = true;
   if (p.uniform_dilation())
     doc["dilation"] = p.dilation.front();
   else
@@ -71,12 +72,13 @@ Problem problem_from_json(const json& doc, const std::string& where) {
   if (!doc.is_object()) bad_field(where, "problem", doc.dump(), "a JSON object");
   static const std::set<std::string> known = {"batch",       "heads",        "seq_len",  "head_dim",
                                               "window_left", "window_right", "dilation", "dtype",
-                                              "layout",      "scale",        "key_mask", "ops"};
+                                              "layout",      "scale",        "key_mask", "ops",
+                                              "runtime_batch"};
   for (const auto& [key, value] : doc.items())
     if (!known.count(key))
       bad_field(where, key, value.dump(),
                 "a known field (batch, heads, seq_len, head_dim, window_left, window_right, dilation, "
-                "dtype, layout, scale, key_mask, ops)");
+                "dtype, layout, scale, key_mask, runtime_batch, ops)");
   Problem p;
   p.batch = get_int(doc, where, "batch", true, 0);
   p.heads = get_int(doc, where, "heads", true, 0);
@@ -102,6 +104,10 @@ Problem problem_from_json(const json& doc, const std::string& where) {
   p.dtype = get_enum(doc, where, "dtype", DType::float32, {DType::float32, DType::float16, DType::bfloat16});
   p.layout = get_enum(doc, where, "layout", Layout::bnhd, {Layout::bnhd, Layout::bhnd});
   p.key_mask = get_enum(doc, where, "key_mask", KeyMask::none, {KeyMask::none, KeyMask::boolean, KeyMask::additive});
+  if (auto it = doc.find("runtime_batch"); it != doc.end()) {
+    if (!it->is_boolean()) bad_field(where, "runtime_batch", it->dump(), "true or false");
+    p.runtime_batch = it->get<bool>();
+  }
   if (auto it = doc.find("scale"); it != doc.end()) {
     if (!it->is_number()) bad_field(where, "scale", it->dump(), "a finite number");
     p.scale = it->get<double>();

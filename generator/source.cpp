@@ -77,7 +77,7 @@ std::string band_cfg_common(const Problem& p) {
       "  static constexpr int kWindowRight = {};\n"
       "  static constexpr int kDiagonals = {};\n"
       "  static constexpr int kLayout = {};\n",
-      cuda_type(p.dtype), p.batch, p.heads, p.seq_len, p.head_dim, p.window_left, p.window_right,
+      cuda_type(p.dtype), p.runtime_batch ? 0 : p.batch, p.heads, p.seq_len, p.head_dim, p.window_left, p.window_right,
       p.diagonals(), p.layout == Layout::bnhd ? "bandjit::kLayoutBNHD" : "bandjit::kLayoutBHND");
   if (p.uniform_dilation()) {
     text += fmt::format(
@@ -96,7 +96,7 @@ std::string band_cfg_common(const Problem& p) {
 
 nlohmann::json band_key_fields(const Problem& p) {
   nlohmann::json doc = {
-      {"batch", p.batch},
+      {"batch", p.runtime_batch ? nlohmann::json("runtime") : nlohmann::json(p.batch)},
       {"heads", p.heads},
       {"seq_len", p.seq_len},
       {"window_left", p.window_left},

@@ -117,7 +117,7 @@ SoftmaxTiling band_softmax_tiling(const Problem& p) {
   t.pieces_per_thread = ceil_div(pieces, t.row_threads);
   t.threads = std::max(t.row_threads, 256);
   t.rows_per_block = t.threads / t.row_threads;
-  t.blocks = (p.batch * p.heads * p.seq_len + t.rows_per_block - 1) / t.rows_per_block;
+  t.blocks = (p.heads * p.seq_len + t.rows_per_block - 1) / t.rows_per_block;  // per batch: grid.z
   return t;
 }
 

@@ -174,6 +174,20 @@ void Kernel::launch(Stream stream, std::initializer_list<DevicePtr> args) const 
 }
 
 void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args) const {
+  launch(stream, args, problem_.batch);
+}
+
+void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args, std::int64_t batch) const {
+  if (!problem_.runtime_batch && batch != problem_.batch)
+    throw Error(ErrorKind::usage, fmt::format("{}: batch {} was baked into this kernel; it launches only batch {} "
+                                              "(generate the problem with runtime_batch for any batch)",
+                                              info_.family, batch, problem_.batch));
+  const std::int64_t max_batch =
+      std::min<std::int64_t>(Limits::max_batch, Limits::max_rows / (problem_.heads * problem_.seq_len));
+  if (batch < 1 || batch > max_batch)
+    throw Error(ErrorKind::usage, fmt::format("{}: batch {} is out of range: 1 … {} (Limits::max_batch and "
+                                              "batch × heads × seq_len ≤ Limits::max_rows)",
+                                              info_.family, batch, max_batch));
   if (args.size() != info_.arguments.size())
     throw Error(ErrorKind::usage,
                 fmt::format("{} takes {} device pointers ({}), got {}", info_.family, info_.arguments.size(),
@@ -194,7 +208,7 @@ void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args) const {
     values[a] = static_cast<CUdeviceptr>(args[a].address);
     params[a] = &values[a];
   }
-  module_->launch(reinterpret_cast<CUstream>(stream), params.data());
+  module_->launch(reinterpret_cast<CUstream>(stream), params.data(), static_cast<std::uint32_t>(batch));
 }
 
 }  // namespace bandjit

@@ -4,8 +4,8 @@
 
 namespace bandjit {
 
-void LoadedModule::launch(CUstream stream, void** params) const {
-  check_cuda(driver().cuLaunchKernel(function_, shape_.grid[0], shape_.grid[1], shape_.grid[2], shape_.block[0],
+void LoadedModule::launch(CUstream stream, void** params, std::uint32_t grid_z) const {
+  check_cuda(driver().cuLaunchKernel(function_, shape_.grid[0], shape_.grid[1], grid_z ? grid_z : shape_.grid[2], shape_.block[0],
                                      shape_.block[1], shape_.block[2], shape_.shared_bytes, stream, params, nullptr),
              "cuLaunchKernel");
 }

@@ -22,7 +22,8 @@ class LoadedModule {
 
   /// cuLaunchKernel with the generated grid, block and shared memory; `params` as the
   /// Driver API takes them (an array of pointers to each argument).
-  void launch(CUstream stream, void** params) const;
+  /// grid_z overrides the stored grid.z (the batch) when > 0.
+  void launch(CUstream stream, void** params, std::uint32_t grid_z = 0) const;
 
  private:
   CUcontext context_;

@@ -44,14 +44,16 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
   using T = typename Cfg::T;
   constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, RPB = Cfg::kRowsPerBlock, V = Vec<T>::kElems;
   constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
-  constexpr i64 kRows = i64(Cfg::kBatch) * H * N, kTotal = kRows * C;
+  constexpr i64 kRowsPerBatch = i64(H) * N;  // grid.z = batch: the batch may be a launch argument
   // Values are kept in the log2 domain: x = (scale·s + add)·log2(e), P = 2^(x − max).
   constexpr float kLog2e = 1.4426950408889634f, kScaleLog2e = Cfg::kScale * kLog2e;
   __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
 
   const int lr = threadIdx.x % R;
-  const i64 row = i64(blockIdx.x) * RPB + threadIdx.x / R;
-  const bool active = row < kRows;  // inactive threads still join the reductions
+  const i64 row_in_batch = i64(blockIdx.x) * RPB + threadIdx.x / R;
+  const bool active = row_in_batch < kRowsPerBatch;  // inactive threads still join the reductions
+  const i64 row = blockIdx.z * kRowsPerBatch + row_in_batch;
+  const i64 total = i64(gridDim.z) * kRowsPerBatch * C;  // elements of S (and P)
   int b, h, i;
   if (Cfg::kLayout == kLayoutBNHD) {
     h = int(row % H);
@@ -80,12 +82,12 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
     const T* in = reinterpret_cast<const T*>(&raw);
     const i64 at = first + i64(piece) * V;
     if (piece < pieces) {
-      if (at + V <= kTotal) {
+      if (at + V <= total) {
         raw = *reinterpret_cast<const uint4*>(s + at);
       } else {  // the tensor's last piece: read only what exists
 #pragma unroll
         for (int c = 0; c < V; ++c)
-          if (at + c < kTotal) reinterpret_cast<T*>(&raw)[c] = s[at + c];
+          if (at + c < total) reinterpret_cast<T*>(&raw)[c] = s[at + c];
       }
     }
     if (Cfg::kKeyMask == kMaskNone && piece < pieces && j_first >= jlo && j_first + V <= jhi) {

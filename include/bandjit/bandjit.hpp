@@ -64,6 +64,11 @@ class Kernel {
   /// Error(driver_failed) naming cuLaunchKernel and the CUDA error string.
   void launch(Stream stream, std::initializer_list<DevicePtr> args) const;
   void launch(Stream stream, const std::vector<DevicePtr>& args) const;
+  /// As above for `batch` sequences (tensors sized for that batch). A kernel generated with
+  /// problem().runtime_batch takes any batch in 1 … Limits::max_batch with batch × heads ×
+  /// seq_len ≤ Limits::max_rows; any other kernel only its own problem().batch. Throws
+  /// Error(usage) naming the batch and the allowed range otherwise.
+  void launch(Stream stream, const std::vector<DevicePtr>& args, std::int64_t batch) const;
 
  private:
   std::shared_ptr<const LoadedModule> module_;

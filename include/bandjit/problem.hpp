@@ -38,6 +38,9 @@ struct Problem {
   /// band_qk multiplies S by it; band_softmax computes softmax(scale·S + M). Default 1.
   double scale = 1.0;
   KeyMask key_mask = KeyMask::none;  ///< band_softmax only
+  /// When true, `batch` is not baked into the kernels: one kernel serves every batch size,
+  /// chosen per launch (Kernel::launch with a batch). `batch` is then only the default.
+  bool runtime_batch = false;
 
   /// C = window_left + window_right + 1, the number of diagonals in the band.
   std::int64_t diagonals() const { return window_left + window_right + 1; }

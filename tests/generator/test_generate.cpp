@@ -102,3 +102,23 @@ TEST_CASE("generator: families are found by name; unknown names list the known o
   bad.head_dim = 24;
   CHECK_THROWS_AS(generate_band_pv(bad), Error);
 }
+
+TEST_CASE("generator: runtime_batch leaves the batch out of the source and the key", "[generator]") {
+  for (const auto& family : families()) {
+    INFO(family);
+    Problem a = small(), b = small();
+    a.runtime_batch = b.runtime_batch = true;
+    b.batch = 40;
+    const Source sa = find_family(family).generate(a), sb = find_family(family).generate(b);
+    CHECK(sa.text == sb.text);
+    CHECK(sa.key_fields == sb.key_fields);
+    CHECK(sa.key_fields["batch"] == "runtime");
+    CHECK(has(sa.text, "kBatch = 0;"));
+    CHECK(sa.launch.grid[2] == 3);  // the default launch still covers the problem's batch
+    CHECK(sb.launch.grid[2] == 40);
+    // Baked in, the batch changes the key.
+    Problem c = small();
+    c.batch = 40;
+    CHECK(find_family(family).generate(small()).key_fields != find_family(family).generate(c).key_fields);
+  }
+}

@@ -119,6 +119,12 @@ TEST_CASE("problem: JSON round trip is exact and canonical", "[problem]") {
   CHECK(back.scale == 0.125);
   CHECK(back.layout == Layout::bhnd);
   CHECK(back.key_mask == KeyMask::additive);
+  CHECK_FALSE(back.runtime_batch);
+  CHECK(text.find("runtime_batch") == std::string::npos);  // the default is not written
+  Problem any = seed_problem();
+  any.runtime_batch = true;
+  CHECK(problem_from_json(to_json(any)).runtime_batch);
+  CHECK(slug(any).rfind("bany_", 0) == 0);
   // A uniform per-head list is written as one int: the same kernel, the same document.
   Problem uniform = seed_problem();
   uniform.dilation.assign(12, 2);
@@ -148,6 +154,8 @@ TEST_CASE("problem: JSON errors name the field", "[problem]") {
   CHECK(message_of(R"({"batch": 1, "dtype": "float16"})").find("heads") != std::string::npos);
   CHECK(message_of("{" + base + R"(, "dtype": "float16", "dilation": 1.5})").find("dilation") != std::string::npos);
   CHECK(message_of("{" + base + R"(, "dtype": "float16", "batch": "1"})").find("batch") != std::string::npos);
+  CHECK(message_of("{" + base + R"(, "dtype": "float16", "runtime_batch": 1})").find("runtime_batch = 1 is not valid") !=
+        std::string::npos);
   CHECK(message_of("not json").find("not valid JSON") != std::string::npos);
 }
 

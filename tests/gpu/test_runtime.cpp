@@ -83,4 +83,25 @@ TEST_CASE("runtime: launch checks its arguments", "[runtime]") {
     CHECK(std::string(e.what()).find("aligned to 16 bytes") != std::string::npos);
   }
   CHECK_NOTHROW(k.launch(nullptr, {a.ptr(), b.ptr(), c.ptr()}));
+  // The batch is baked in: only its own batch launches.
+  try {
+    k.launch(nullptr, {a.ptr(), b.ptr(), c.ptr()}, 2);
+    FAIL("launched a baked-in batch-1 kernel for batch 2");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK(std::string(e.what()).find("runtime_batch") != std::string::npos);
+  }
+  Problem any = tiny();
+  any.runtime_batch = true;
+  const Kernel r = get_kernel("band_qk", any);
+  CHECK_NOTHROW(r.launch(nullptr, {a.ptr(), b.ptr(), c.ptr()}, 1));
+  for (std::int64_t bad : {std::int64_t{0}, Limits::max_batch + 1}) {
+    try {
+      r.launch(nullptr, {a.ptr(), b.ptr(), c.ptr()}, bad);
+      FAIL("launched batch " << bad);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::usage);
+      CHECK(std::string(e.what()).find("out of range: 1 … 65535") != std::string::npos);
+    }
+  }
 }
