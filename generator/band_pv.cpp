@@ -8,7 +8,7 @@ namespace bandjit {
 
 Source generate_band_pv(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const BandTiling t = band_pv_tiling(p, tuning.tile_rows);
+  const BandTiling t = band_pv_tiling(p, tuning.tile_rows, tuning.tile_diagonals);
   Source s;
   s.family = "band_pv";
   s.kernel_name = "bandjit_band_pv";

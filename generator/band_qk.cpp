@@ -8,7 +8,7 @@ namespace bandjit {
 
 Source generate_band_qk(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const BandTiling t = band_qk_tiling(p, tuning.tile_rows);
+  const BandTiling t = band_qk_tiling(p, tuning.tile_rows, tuning.tile_diagonals);
   Source s;
   s.family = "band_qk";
   s.kernel_name = "bandjit_band_qk";
@@ -37,19 +37,20 @@ Source generate_band_qk(const Problem& p, const Tuning& tuning) {
       "  static constexpr int kTileRows = {tm};\n"
       "  static constexpr int kTileDiagonals = {tj};\n"
       "  static constexpr int kRowTilesPerWarp = {mw};\n"
+      "  static constexpr int kRunTiles = {rt};\n"
       "  static constexpr int kStageLD = {ld};\n"
       "  static constexpr unsigned kSharedBytes = {smem};\n"
       "  static constexpr bool kQInRegisters = {qregs};\n"
       "{tile_start}"
       "}};\n\n"
-      "extern \"C\" __global__ void __launch_bounds__({threads}, 1)\n"
+      "extern \"C\" __global__ void __launch_bounds__({threads}, {min_blocks})\n"
       "{name}(const Cfg::T* __restrict__ q, const Cfg::T* __restrict__ k, Cfg::T* __restrict__ s) {{\n"
       "  bandjit::band_qk<Cfg>(q, k, s);\n"
       "}}\n",
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("scale", float_literal(p.scale)), fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows),
-      fmt::arg("tj", t.tile_diagonals), fmt::arg("mw", t.row_tiles_per_warp), fmt::arg("smem", t.shared_bytes), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
+      fmt::arg("tj", t.tile_diagonals), fmt::arg("mw", t.row_tiles_per_warp), fmt::arg("rt", t.run_tiles), fmt::arg("min_blocks", t.min_blocks), fmt::arg("smem", t.shared_bytes), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", tile_start),
       fmt::arg("name", s.kernel_name));
   return s;
 }

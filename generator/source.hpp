@@ -21,7 +21,8 @@ struct LaunchShape {
 /// Tuning knobs that override the generator's own choices (measurements, searches).
 /// Zero means "the generator decides". They change the source, hence the cache key.
 struct Tuning {
-  int tile_rows = 0;  ///< rows per block of band_qk / band_pv: 32 or 64
+  int tile_rows = 0;       ///< rows per block of band_qk / band_pv: 32 or 64
+  int tile_diagonals = 0;  ///< most diagonals per chunk of band_qk / band_pv (16 … 1024)
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.

@@ -19,7 +19,7 @@ void fill_grid(BandTiling& t, const Problem& p) {
   for (std::int64_t h = 0; h < p.heads; ++h) {
     const auto d = p.dilation_of(h);
     t.head_tile_start.push_back(t.head_tile_start.back() +
-                                static_cast<int>(d) * tiles_per_residue(p.seq_len, d, t.tile_rows));
+                                static_cast<int>(d) * tiles_per_residue(p.seq_len, d, t.block_rows()));
   }
   t.tiles_per_batch = t.head_tile_start.back();
 }
@@ -53,7 +53,7 @@ int qk_stage_ld(int tile_diagonals, DType dtype) {
   return ld;
 }
 
-BandTiling band_qk_tiling(const Problem& p, int tile_rows) {
+BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const int v = vec_elems(p.dtype);
@@ -63,20 +63,33 @@ BandTiling band_qk_tiling(const Problem& p, int tile_rows) {
   // problem: 54.7 vs 71.4 µs float16, 184 vs 232 µs float32).
   t.tile_rows = tile_rows ? tile_rows : 32;
   t.row_tiles_per_warp = qk_row_tiles_per_warp(p);
-  const bool q_in_regs = qk_q_in_registers(p);
-  for (std::uint32_t budget : kBudgets) {
-    for (int chunk = 576; chunk >= 16; chunk /= 2) {
+  // Two blocks per SM with 257-diagonal chunks measured faster than four with 129 (H200,
+  // seed problem float16: 52.3 vs 56.7 µs): the first budget is the two-block one.
+  for (std::uint32_t budget : {kBudgets[1], kBudgets[2]}) {
+    if (max_diagonals) budget = kMaxSharedBytes;
+    for (int chunk = max_diagonals ? max_diagonals : 576; chunk >= 16; chunk /= 2) {
       t.tile_diagonals = balanced_chunk(p.diagonals(), chunk);
       t.stage_ld = qk_stage_ld(t.tile_diagonals, p.dtype);
-      // key rows: round8(TM + TJ) and one before them; staging: a 32-element margin + rows
-      const std::uint32_t keys = static_cast<std::uint32_t>(round_up(t.tile_rows + t.tile_diagonals, 8) + 1);
+      // a ring of round8(TM + TJ) + TM key rows, two Q tiles, the staging tile (32-element margin)
+      const std::uint32_t ring = static_cast<std::uint32_t>(round_up(t.tile_rows + t.tile_diagonals, 8) + t.tile_rows);
       const std::uint32_t stage = static_cast<std::uint32_t>(32 + t.tile_rows * t.stage_ld) * es;
-      const std::uint32_t q = t.tile_rows * ldk * es;
-      t.shared_bytes = keys * ldk * es + (q_in_regs ? std::max(q, stage) : q + stage);
+      t.shared_bytes = (ring + 2 * t.tile_rows) * ldk * es + stage;
       if (t.shared_bytes <= budget) break;
     }
     if (t.shared_bytes <= budget) break;
   }
+  // Registers: 64 per thread keep four blocks per SM for 16-bit head_dim ≤ 64 without
+  // spills; wider Q fragments or 3xTF32 need up to 128.
+  const std::uint32_t by_smem = kMaxSharedBytes / (t.shared_bytes + 1024);
+  const std::uint32_t wanted = p.dtype != DType::float32 && p.head_dim <= 64 ? 4 : 2;
+  t.min_blocks = static_cast<int>(std::max<std::uint32_t>(1, std::min(wanted, by_smem)));
+  // Runs of consecutive tiles per block (each prefetches the next): long enough to hide the
+  // loads, short enough to leave ~3 waves of blocks on a 132-SM card for balance.
+  t.run_tiles = 1;
+  fill_grid(t, p);
+  // (A run-time batch must not change the source: it counts as one sequence here.)
+  const std::int64_t tiles = std::int64_t{t.tiles_per_batch} * t.diagonal_chunks * (p.runtime_batch ? 1 : p.batch);
+  t.run_tiles = static_cast<int>(std::clamp<std::int64_t>(tiles / (3 * 132 * t.min_blocks), 1, 16));
   fill_grid(t, p);
   return t;
 }
@@ -86,7 +99,7 @@ int pv_column_parts(const Problem& p) {
   return ntiles / (ntiles % 4 == 0 ? 4 : 2);         // 2 or 4 n-tiles per warp
 }
 
-BandTiling band_pv_tiling(const Problem& p, int tile_rows) {
+BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const int v = vec_elems(p.dtype);
@@ -95,7 +108,8 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows) {
   t.column_parts = pv_column_parts(p);
   t.threads = 32 * (t.tile_rows / 32) * t.column_parts;  // row groups of 32 × column parts
   for (std::uint32_t budget : kBudgets) {
-    for (int chunk = 288; chunk >= 16; chunk /= 2) {
+    if (max_diagonals) budget = kMaxSharedBytes;
+    for (int chunk = max_diagonals ? max_diagonals : 288; chunk >= 16; chunk /= 2) {
       t.tile_diagonals = balanced_chunk(p.diagonals(), chunk);
       t.stage_ld = round_up(t.tile_diagonals + 54, v);  // zero slack: templates/band_pv.cuh
       const std::uint32_t values = static_cast<std::uint32_t>(round_up(t.tile_rows + t.tile_diagonals, 16) + 1);

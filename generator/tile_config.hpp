@@ -16,6 +16,9 @@ struct BandTiling {
   int tile_diagonals = 64;   ///< TJ: diagonals per chunk (all C when they fit)
   int diagonal_chunks = 1;   ///< ceil(C / TJ): grid.y of band_qk, loop count of band_pv
   int row_tiles_per_warp = 1;  ///< (band_qk)
+  int min_blocks = 1;        ///< band_qk: __launch_bounds__ blocks per SM (caps registers)
+  int run_tiles = 1;         ///< band_qk: consecutive row tiles per block, the next one's rows prefetched
+  int block_rows() const { return tile_rows * run_tiles; }
   int column_parts = 1;      ///< band_pv: warps that split the head_dim columns of a row group  ///< MW: m-tiles of 16 rows each band_qk warp multiplies (1 or 2)
   int stage_ld = 0;          ///< row stride (elements) of the staged S/P rows: TJ + one 16-byte phase
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
@@ -29,7 +32,9 @@ int tiles_per_residue(std::int64_t seq_len, std::int64_t dilation, int tile_rows
 /// Chunks of at most `max_chunk` diagonals, balanced: C = 513, max 256 → 3 × 171, not 2 × 256 + 1.
 int balanced_chunk(std::int64_t diagonals, int max_chunk);
 
-BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0);
+/// tile_rows, max_diagonals: Tuning overrides (0: the generator decides). A chunk limit
+/// skips the occupancy budgets; the tile must still fit the SM's shared memory.
+BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0);
 /// Whether band_qk keeps its Q fragments in registers (≤ 64 per thread) and reuses Q's
 /// shared memory for the S staging tile.
 bool qk_q_in_registers(const Problem& problem);
@@ -39,7 +44,7 @@ int qk_row_tiles_per_warp(const Problem& problem);
 /// Row stride of band_qk's staging tile: TJ + 45 slack (templates/band_qk.cuh), an odd
 /// number of 16-byte units.
 int qk_stage_ld(int tile_diagonals, DType dtype);
-BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0);
+BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0);
 /// Warps of band_pv that share a 32-row group, each taking 2 or 4 n-tiles of 8 columns.
 int pv_column_parts(const Problem& problem);
 

@@ -1,5 +1,6 @@
 #include "runtime/config.hpp"
 
+#include <charconv>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -66,6 +67,16 @@ int tile_rows_override() {
   if (v != "32" && v != "64")
     throw Error(ErrorKind::usage, fmt::format("BANDJIT_TILE_ROWS = \"{}\"; allowed: 32, 64", v));
   return std::stoi(v);
+}
+
+int tile_diagonals_override() {
+  const auto v = env("BANDJIT_TILE_DIAGONALS");
+  if (v.empty()) return 0;
+  int n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < 16 || n > 1024)
+    throw Error(ErrorKind::usage, fmt::format("BANDJIT_TILE_DIAGONALS = \"{}\"; allowed: an integer from 16 to 1024", v));
+  return n;
 }
 
 std::string log_level() {

@@ -22,6 +22,9 @@ std::string log_level();
 /// for measurements; 0 when unset (the generator's choice). It changes the generated
 /// source, hence the cache key.
 int tile_rows_override();
+/// BANDJIT_TILE_DIAGONALS: most diagonals per chunk of band_qk/band_pv (16 … 1024), a
+/// tuning knob; 0 when unset.
+int tile_diagonals_override();
 /// Parses "2G", "500M", "64K", "123"; throws Error(usage) on anything else.
 std::uint64_t parse_size(const std::string& text, const char* what);
 

@@ -54,6 +54,7 @@ nlohmann::json make_manifest(const Source& source, const CacheKey& key, const st
 Tuning tuning() {
   Tuning t;
   t.tile_rows = config::tile_rows_override();
+  t.tile_diagonals = config::tile_diagonals_override();
   return t;
 }
 

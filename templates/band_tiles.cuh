@@ -22,9 +22,10 @@ struct BandTile {
   int len;  // rows in the sub-sequence: ceil((N − r) / D)
 };
 
-template <class Cfg>
+// ROWS: query rows per block (band_qk: a run of tiles).
+template <class Cfg, int ROWS = Cfg::kTileRows>
 __device__ __forceinline__ BandTile decode_band_tile(int x) {
-  constexpr int N = Cfg::kSeqLen, TM = Cfg::kTileRows;
+  constexpr int N = Cfg::kSeqLen, TM = ROWS;
   BandTile tc;
   if constexpr (Cfg::kUniformDilation) {
     constexpr int D = Cfg::kDilation;
@@ -77,6 +78,25 @@ __device__ __forceinline__ void stage_row_range_async(T* smem, const T* __restri
     const bool inside = static_cast<unsigned>(u) < static_cast<unsigned>(tc.len);
     const T* src = inside ? g + rows.at(u) + vec * kVecElems : g;
     cp_async_16(smem + row * LD + vec * kVecElems, src, inside ? 16 : 0);
+  }
+}
+
+// As stage_row_range_async for rows u0 … u0 + count − 1 into a ring of RING shared rows:
+// row u0 + x goes to ring row (ring0 + x) mod RING.
+template <class Cfg, int LD, int RING, class T>
+__device__ __forceinline__ void stage_ring_rows_async(T* ring, const T* __restrict__ g, int b, const BandTile& tc,
+                                                      int u0, int ring0, int count) {
+  constexpr int kVecElems = 16 / sizeof(T);
+  constexpr int kVecs = Cfg::kHeadDim / kVecElems;
+  const SubsequenceRows<Cfg> rows(b, tc, Cfg::kHeadDim);
+  for (int idx = threadIdx.x; idx < count * kVecs; idx += Cfg::kThreads) {
+    const int x = idx / kVecs, vec = idx % kVecs;
+    const int u = u0 + x;
+    int slot = ring0 + x;
+    if (slot >= RING) slot -= RING;
+    const bool inside = static_cast<unsigned>(u) < static_cast<unsigned>(tc.len);
+    const T* src = inside ? g + rows.at(u) + vec * kVecElems : g;
+    cp_async_16(ring + slot * LD + vec * kVecElems, src, inside ? 16 : 0);
   }
 }
 

@@ -23,6 +23,9 @@ TEST_CASE("shapes: the four shape files load as they are", "[shapes]") {
       CHECK_NOTHROW(validate(entry.problem));
     }
   }
+  // The project's own lists load too: the GPU tests and `check` read them.
+  CHECK(load_shape_file(source_path("tests/shapes/edge-cases.json")).entries.size() == 65);
+  CHECK(load_shape_file(source_path("bench/shapes/issue-3.json")).entries.size() >= 9);
   const ShapeFile charlm = load_shape_file(source_path("shapes/longformer-charlm-small.json"));
   const Problem& dilated = charlm.entries[5].problem;
   CHECK(dilated.window_right == 0);
