@@ -35,7 +35,7 @@ int run_check(const CheckArgs& args) {
   options.timing_runs = args.timing_runs;
   options.kernel_options.cache_dir = args.cache_dir;
 
-  std::cout << fmt::format("{:<52} {:<13} {:>10} {:>8} {:>7} {:>10} {:>8}  {}\n", "problem", "family", "rel_err",
+  std::cout << fmt::format("{:<52} {:<22} {:>10} {:>8} {:>7} {:>10} {:>8}  {}\n", "problem", "family", "rel_err",
                            "tol", "rows", "time_us", "origin", "result");
   int failures = 0;
   nlohmann::json rows = nlohmann::json::array();
@@ -56,7 +56,7 @@ int run_check(const CheckArgs& args) {
       if (c.nan_count) why += fmt::format(" nan={}", c.nan_count);
       if (c.inf_count != c.inf_expected) why += fmt::format(" inf={} (expected {})", c.inf_count, c.inf_expected);
       if (c.structure_mismatches) why += fmt::format(" structure={}", c.structure_mismatches);
-      std::cout << fmt::format("{:<52} {:<13} {:>10.2e} {:>8.0e} {:>7} {:>10.1f} {:>8}  {}{}\n", slug(problem),
+      std::cout << fmt::format("{:<52} {:<22} {:>10.2e} {:>8.0e} {:>7} {:>10.1f} {:>8}  {}{}\n", slug(problem),
                                c.family, c.rel_error, c.tolerance, c.rows_checked, c.median_us,
                                origin_name(c.origin), c.passed ? "PASS" : "FAIL", why);
       rows.push_back({{"problem", slug(problem)},
