@@ -1,5 +1,7 @@
 // The composed backward of include/bandjit/backward.hpp: its kernels, in the order
 // generator/family_registry's attention_backward_kernels lists them, launched on one stream.
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "bandjit/backward.hpp"
@@ -26,6 +28,16 @@ void AttentionBackward::launch(Stream stream, const BackwardTensors& t) const {
   if (!masked && t.mask.address != 0)
     throw Error(ErrorKind::usage,
                 fmt::format("attention_backward: a mask was given but problem {} has key_mask = none", slug(problem_)));
+  // Every pointer checked before the first launch, so a bad call launches nothing.
+  const std::pair<const char*, DevicePtr> pointers[] = {{"q", t.q},   {"k", t.k},   {"v", t.v},
+                                                        {"p", t.p},   {"d_o", t.d_o}, {"dq", t.dq},
+                                                        {"dk", t.dk}, {"dv", t.dv}, {"workspace", t.workspace}};
+  for (const auto& [name, ptr] : pointers)
+    if (ptr.address == 0 || ptr.address % 16 != 0)
+      throw Error(ErrorKind::usage,
+                  fmt::format("attention_backward: {} must be a non-null device pointer aligned to 16 bytes", name));
+  if (masked && t.mask.address % 4 != 0)
+    throw Error(ErrorKind::usage, "attention_backward: mask must be aligned to 4 bytes");
   const Kernel& qk = kernels_[0];
   const Kernel& softmax_backward = kernels_[1];
   const Kernel& pv = kernels_[2];
