@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "bandjit/backward.hpp"
 #include "check/device_buffer.hpp"
 #include "runtime/driver_api.hpp"
 
@@ -70,15 +71,21 @@ double family_bytes(const std::string& family, const Problem& p) {
   if (family == "band_qk") return 2 * qkv + band;
   if (family == "band_softmax") return 2 * band + mask;
   if (family == "band_pv") return band + 2 * qkv;
+  if (family == "band_tpv") return band + 2 * qkv;  // read X, Y; write Z
+  if (family == "band_softmax_backward") return 3 * band + mask;  // read P, dP; write dS
   if (family == "forward")  // the three unfused kernels: S and P each written once and read once
     return family_bytes("band_qk", p) + family_bytes("band_softmax", p) + family_bytes("band_pv", p);
+  if (family == "backward")  // attention_backward's five launches: dP and dS each written once, read once or twice
+    return family_bytes("band_qk", p) + family_bytes("band_softmax_backward", p) + family_bytes("band_pv", p) +
+           2 * family_bytes("band_tpv", p);
   return 0;
 }
 
 double family_flops(const std::string& family, const Problem& p) {
   const double band_macs = double(p.batch) * p.heads * p.seq_len * p.diagonals() * p.head_dim;
-  if (family == "band_qk" || family == "band_pv") return 2 * band_macs;
+  if (family == "band_qk" || family == "band_pv" || family == "band_tpv") return 2 * band_macs;
   if (family == "forward") return 4 * band_macs;
+  if (family == "backward") return 8 * band_macs;  // dP, dQ, dK, dV: four band products
   return 0;
 }
 
@@ -87,25 +94,32 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
   const std::size_t es = element_size(p.dtype);
   const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
   const std::size_t n_band = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.diagonals());
-  const double set_bytes = double(4 * n_qkv + 2 * n_band) * es;
+  // Forward: Q, K, V, O, S, P; backward: dO, dQ, dK, dV, dP, workspace.
+  const double set_bytes = double(8 * n_qkv + 4 * n_band) * es;
   const int sets = std::max(1, std::min(8, static_cast<int>(std::ceil(options.min_working_set / set_bytes))));
 
   const Kernel qk = get_kernel("band_qk", p, options.kernel_options);
   const Kernel sm = get_kernel("band_softmax", p, options.kernel_options);
   const Kernel pv = get_kernel("band_pv", p, options.kernel_options);
+  const Kernel tpv = get_kernel("band_tpv", p, options.kernel_options);
+  const Kernel smb = get_kernel("band_softmax_backward", p, options.kernel_options);
+  const AttentionBackward backward(p, options.kernel_options);
   DeviceBuffer mask(std::max<std::size_t>(16, static_cast<std::size_t>(p.batch * p.seq_len) * 4));
   mask.fill32(p.key_mask == KeyMask::boolean ? 0x01010101u : 0u);  // keep every key
 
   struct Set {
-    DeviceBuffer q, k, v, s, p, o;
+    DeviceBuffer q, k, v, s, p, o, d_o, dq, dk, dv, dp, ws;
   };
   std::vector<Set> bufs;
   for (int i = 0; i < sets; ++i) {
     Set set{DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es),
-            DeviceBuffer(n_band * es), DeviceBuffer(n_band * es), DeviceBuffer(n_qkv * es)};
+            DeviceBuffer(n_band * es), DeviceBuffer(n_band * es), DeviceBuffer(n_qkv * es),
+            DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es),
+            DeviceBuffer(n_qkv * es), DeviceBuffer(n_band * es), DeviceBuffer(n_band * es)};
     fill_random(set.q, p.dtype, 11 + i);
     fill_random(set.k, p.dtype, 22 + i);
     fill_random(set.v, p.dtype, 33 + i);
+    fill_random(set.d_o, p.dtype, 44 + i);
     bufs.push_back(std::move(set));
   }
   auto run_qk = [&](int i) { qk.launch(nullptr, {bufs[i].q.ptr(), bufs[i].k.ptr(), bufs[i].s.ptr()}); };
@@ -116,10 +130,33 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
       sm.launch(nullptr, {bufs[i].s.ptr(), bufs[i].p.ptr(), mask.ptr()});
   };
   auto run_pv = [&](int i) { pv.launch(nullptr, {bufs[i].p.ptr(), bufs[i].v.ptr(), bufs[i].o.ptr()}); };
-  // Realistic inputs for softmax and pv: S from band_qk, P from band_softmax.
+  // band_tpv as the backward uses it most: dV = band_tpv(P, dO).
+  auto run_tpv = [&](int i) { tpv.launch(nullptr, {bufs[i].p.ptr(), bufs[i].d_o.ptr(), bufs[i].dv.ptr()}); };
+  auto run_smb = [&](int i) {
+    if (p.key_mask == KeyMask::none)
+      smb.launch(nullptr, {bufs[i].p.ptr(), bufs[i].dp.ptr(), bufs[i].ws.ptr()});
+    else
+      smb.launch(nullptr, {bufs[i].p.ptr(), bufs[i].dp.ptr(), bufs[i].ws.ptr(), mask.ptr()});
+  };
+  auto run_backward = [&](int i) {
+    BackwardTensors t;
+    t.q = bufs[i].q.ptr();
+    t.k = bufs[i].k.ptr();
+    t.v = bufs[i].v.ptr();
+    t.p = bufs[i].p.ptr();
+    t.d_o = bufs[i].d_o.ptr();
+    t.dq = bufs[i].dq.ptr();
+    t.dk = bufs[i].dk.ptr();
+    t.dv = bufs[i].dv.ptr();
+    t.workspace = bufs[i].ws.ptr();
+    if (p.key_mask != KeyMask::none) t.mask = mask.ptr();
+    backward.launch(nullptr, t);
+  };
+  // Realistic inputs: S from band_qk, P from band_softmax, dP = band_qk(dO, V) at scale 1.
   for (int i = 0; i < sets; ++i) {
     run_qk(i);
     run_sm(i);
+    backward.kernels()[0].launch(nullptr, {bufs[i].d_o.ptr(), bufs[i].v.ptr(), bufs[i].dp.ptr()});
   }
   check_cuda(driver().cuCtxSynchronize(), "cuCtxSynchronize");
 
@@ -136,6 +173,9 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
     run_sm(i);
     run_pv(i);
   });
+  add("band_tpv", run_tpv);
+  add("band_softmax_backward", run_smb);
+  add("backward", run_backward);
   return rows;
 }
 

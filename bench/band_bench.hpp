@@ -1,6 +1,7 @@
-// `bandjit bench`: CUDA-event medians of each family on one problem, with the bytes and
-// FLOPs it must move and do (each input read once, each output written once, SPEC §3),
-// against the device-to-device copy bandwidth measured in the same run.
+// `bandjit bench`: CUDA-event medians of each family, the unfused forward and the composed
+// backward on one problem, with the bytes and FLOPs each must move and do (each input read
+// once, each output written once, SPEC §3; for the forward and backward the sum over their
+// kernels), against the device-to-device copy bandwidth measured in the same run.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,9 @@
 namespace bandjit {
 
 struct BenchRow {
-  std::string family;  ///< band_qk, band_softmax, band_pv, or "forward" (the three in a row)
+  /// band_qk, band_softmax, band_pv, "forward" (the three in a row), band_tpv (as dV =
+  /// band_tpv(P, dO)), band_softmax_backward, "backward" (attention_backward: five launches)
+  std::string family;
   double median_us = 0;
   double min_us = 0;
   double bytes = 0;  ///< must-move bytes

@@ -1,6 +1,7 @@
-"""Merges `bandjit bench --json` and `peers.py --json` of one run into one table.
+"""Merges `bandjit bench --json` and `peers.py --json` of one run into two tables.
 
-Writes OUT/bench.json (both, matched by problem), OUT/bench.md (markdown table) and
+Writes OUT/bench.json (both, matched by problem), OUT/bench.md (markdown tables: forward,
+then backward against autograd through HF's sliding-chunks forward) and
 OUT/bench.png (time against sequence length per implementation, log axes).
 Usage: python3 bench/merge.py BANDJIT.json PEERS.json OUT_DIR
 """
@@ -54,6 +55,24 @@ def main(bandjit_path, peers_path, out):
                      f"{fmt(pe.get('hf_chunks_qk'))} | {fmt(pe.get('unfold_qk'))} | {fmt(attn)} | "
                      f"{fmt(pe.get('hf_layer_forward'))} | {fmt(pe.get('flex_forward'))} | "
                      f"{fmt(pe.get('sdpa_band_forward'))} | {ratio_f} | {ratio_q} |")
+    lines += ["", "Backward (attention_backward: dP, dS, dQ, dK, dV in five launches) against PyTorch's autograd "
+              "through the same HF sliding-chunks forward; `band_tpv` timed as dV = band_tpv(P, dO).", "",
+              "| problem | tpv | %copy | softmax bwd | %copy | backward | %copy | HF chunks bwd (autograd) | "
+              "bwd vs autograd | fwd + bwd | HF chunks fwd+bwd | fwd+bwd vs HF |",
+              "|---" * 12 + "|"]
+    for entry in problems.values():
+        b, pe = entry["bandjit"], entry["peers"]
+        if "backward" not in b:
+            continue
+        cell = lambda f: (fmt(b[f]["median_us"]), f"{100 * b[f]['fraction_of_copy']:.0f}%") if f in b else ("—", "—")
+        tpv, smb, bwd = cell("band_tpv"), cell("band_softmax_backward"), cell("backward")
+        bwd_us = b["backward"]["median_us"]
+        fwd_bwd = bwd_us + b["forward"]["median_us"] if "forward" in b else None
+        ag, ag_fb = pe.get("hf_chunks_backward"), pe.get("hf_chunks_fwd_bwd")
+        ratio = f"{ag / bwd_us:.1f}×" if ag else "—"
+        ratio_fb = f"{ag_fb / fwd_bwd:.1f}×" if ag_fb and fwd_bwd else "—"
+        lines.append(f"| {entry['problem']} | {tpv[0]} | {tpv[1]} | {smb[0]} | {smb[1]} | {bwd[0]} | {bwd[1]} | "
+                     f"{fmt(ag)} | {ratio} | {fmt(fwd_bwd)} | {fmt(ag_fb)} | {ratio_fb} |")
     os.makedirs(out, exist_ok=True)
     open(os.path.join(out, "bench.md"), "w").write("\n".join(lines) + "\n")
     json.dump({"copy_gbps": copy, "environment": ours["environment"], "peers_env": {k: peers.get(k) for k in ("device", "torch", "transformers")},
@@ -74,6 +93,8 @@ def plot(problems, path):
     sweep = sorted((k, v) for k, v in problems.items()
                    if k[0] == 1 and k[1] == 12 and k[3] == 64 and k[4] == 256 and k[5] == 256 and k[6] == 1 and k[7] == "float16")
     series = {"bandjit forward (3 kernels)": lambda e: e["bandjit"].get("forward", {}).get("median_us"),
+              "bandjit backward (5 kernels)": lambda e: e["bandjit"].get("backward", {}).get("median_us"),
+              "HF chunks backward (autograd)": lambda e: e["peers"].get("hf_chunks_backward"),
               "bandjit band_qk": lambda e: e["bandjit"].get("band_qk", {}).get("median_us"),
               "HF sliding chunks Q·Kᵀ": lambda e: e["peers"].get("hf_chunks_qk"),
               "HF attention part": lambda e: e["peers"].get("hf_attention_part"),

@@ -8,137 +8,15 @@
 #include <set>
 #include <thread>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "bandjit/errors.hpp"
+#include "check/check_backward.hpp"
+#include "check/check_support.hpp"
 #include "check/device_buffer.hpp"
-#include "generator/util_kernels.hpp"
+#include "generator/family_registry.hpp"
 #include "reference/band_reference.hpp"
 #include "runtime/kernel_cache.hpp"
 
 namespace bandjit {
-namespace {
-
-// Counter-based uniform in [-1, 1): reproducible from (seed, index), fillable in parallel.
-double uniform(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (index + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
-}
-
-template <class Fn>
-void parallel_for(std::size_t n, Fn fn) {
-  const std::size_t workers = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (std::size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&, w] {
-      for (std::size_t i = w; i < n; i += workers) fn(i);
-    });
-  for (auto& t : pool) t.join();
-}
-
-// Host values in the kernel's element type, and their exact value as double.
-struct HostTensor {
-  std::string bytes;
-  std::vector<double> values;
-};
-
-double element_value(DType d, const char* p) {
-  switch (d) {
-    case DType::float32: return *reinterpret_cast<const float*>(p);
-    case DType::float16: return __half2float(*reinterpret_cast<const __half*>(p));
-    case DType::bfloat16: return __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(p));
-  }
-  return 0;
-}
-
-HostTensor random_tensor(DType d, std::size_t n, std::uint64_t seed) {
-  HostTensor t;
-  const std::size_t es = element_size(d);
-  t.bytes.resize(n * es);
-  t.values.resize(n);
-  const std::size_t blocks = (n + 65535) / 65536;
-  parallel_for(blocks, [&](std::size_t blk) {
-    for (std::size_t i = blk * 65536; i < std::min(n, (blk + 1) * 65536); ++i) {
-      const float x = static_cast<float>(uniform(seed, i));
-      char* dst = &t.bytes[i * es];
-      if (d == DType::float32) *reinterpret_cast<float*>(dst) = x;
-      if (d == DType::float16) *reinterpret_cast<__half*>(dst) = __float2half_rn(x);
-      if (d == DType::bfloat16) *reinterpret_cast<__nv_bfloat16*>(dst) = __float2bfloat16_rn(x);
-      t.values[i] = element_value(d, dst);
-    }
-  });
-  return t;
-}
-
-// Key-padding mask with ~20 % of keys removed, and the first half of batch 0 removed
-// entirely so that fully masked rows occur.
-void random_mask(const Problem& p, std::uint64_t seed, std::vector<double>& values, std::string& bytes) {
-  const std::size_t n = static_cast<std::size_t>(p.batch * p.seq_len);
-  values.resize(n);
-  for (std::size_t idx = 0; idx < n; ++idx) {
-    const bool removed = uniform(seed, idx) < -0.6 || (idx < static_cast<std::size_t>(p.seq_len) / 2);
-    if (p.key_mask == KeyMask::boolean)
-      values[idx] = removed ? 0.0 : 1.0;
-    else
-      values[idx] = removed ? -10000.0 : static_cast<float>(0.5 * (uniform(seed ^ 0x55, idx) + 1.0));
-  }
-  if (p.key_mask == KeyMask::boolean) {
-    bytes.resize(n);
-    for (std::size_t i = 0; i < n; ++i) bytes[i] = values[i] != 0.0 ? 1 : 0;
-  } else {
-    bytes.resize(n * 4);
-    for (std::size_t i = 0; i < n; ++i) reinterpret_cast<float*>(bytes.data())[i] = static_cast<float>(values[i]);
-  }
-}
-
-void poison(DeviceBuffer& buf, DType d) {
-  if (d == DType::float32) buf.fill32(0x7fc00000u);
-  if (d == DType::float16) buf.fill16(0x7e00u);
-  if (d == DType::bfloat16) buf.fill16(0x7fc0u);
-}
-
-struct NonFinite {
-  std::uint64_t nan = 0, inf = 0;
-};
-
-NonFinite count_nonfinite(const DeviceBuffer& buf, DType d, std::size_t n, const Options& options) {
-  static thread_local DeviceBuffer counts(16);
-  const Source src = generate_count_nonfinite(d);
-  auto module = obtain_module(src, options, nullptr);
-  const std::uint64_t zero[2] = {0, 0};
-  counts.upload(zero, sizeof(zero));
-  CUdeviceptr x = buf.ptr(), c = counts.ptr();
-  long long count = static_cast<long long>(n);
-  void* params[] = {&x, &count, &c};
-  module->launch(nullptr, params);
-  std::uint64_t out[2];
-  counts.download(out, sizeof(out));
-  return {out[0], out[1]};
-}
-
-struct ErrorSum {
-  double diff2 = 0, ref2 = 0;
-  std::uint64_t structure = 0;
-  void add(double out, double ref, bool exact_slot) {
-    if (exact_slot) {  // −inf in S, or an exact zero of a masked slot in P
-      if (out != ref) ++structure;
-      return;
-    }
-    if (!std::isfinite(out)) {
-      ++structure;
-      return;
-    }
-    diff2 += (out - ref) * (out - ref);
-    ref2 += ref * ref;
-  }
-  double rel() const { return ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0.0); }
-};
-
-}  // namespace
 
 std::vector<RowRef> rows_to_check(const Problem& p, std::uint64_t seed, double full_cost) {
   std::vector<RowRef> rows;
@@ -300,15 +178,6 @@ std::vector<OpCheck> check_problem(const Problem& p, const std::vector<std::stri
     for (std::int64_t d = 0; d < p.head_dim; ++d)
       err_pv[r].add(element_value(dt, &o_gpu[(out_row(r) + d) * es]), o_ref[d], false);
   });
-  auto total = [](const std::vector<ErrorSum>& v) {
-    ErrorSum t;
-    for (const auto& e : v) {
-      t.diff2 += e.diff2;
-      t.ref2 += e.ref2;
-      t.structure += e.structure;
-    }
-    return t;
-  };
 
   const double tol = dt == DType::float32 ? 1e-5 : 1e-2;
   std::vector<OpCheck> out;
@@ -332,6 +201,10 @@ std::vector<OpCheck> check_problem(const Problem& p, const std::vector<std::stri
   if (wants("band_qk")) report("band_qk", qk, total(err_qk), s_nf, expected_out_of_range_slots(p), run_qk);
   if (wants("band_softmax")) report("band_softmax", sm, total(err_sm), p_nf, 0, run_sm);
   if (wants("band_pv")) report("band_pv", pv, total(err_pv), o_nf, 0, run_pv);
+  if (wants("band_tpv") || wants("band_softmax_backward") || wants(kAttentionBackward)) {
+    const ForwardState forward{p, seed, q, k, v, mask_values, dmask, dq, dk, dv, ds, dp, rows};
+    for (auto& c : check_backward(forward, ops, options)) out.push_back(std::move(c));
+  }
   return out;
 }
 

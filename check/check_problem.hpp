@@ -37,6 +37,7 @@ struct OpCheck {
   std::uint64_t inf_count = 0;             ///< ±inf anywhere in the output
   std::uint64_t inf_expected = 0;          ///< out-of-range slots for S, 0 otherwise
   double median_us = 0;                    ///< CUDA-event median after warm-up
+  std::string note;                        ///< what the reference took as input, when it matters
   bool passed = false;
 };
 
@@ -48,7 +49,9 @@ struct CheckOptions {
 };
 
 /// Runs band_qk → band_softmax → band_pv on one problem (inputs of a later kernel are the
-/// outputs of the earlier one) and checks the families listed in `ops`. Needs a GPU.
+/// outputs of the earlier one) and checks the families listed in `ops`; then, when `ops`
+/// names band_tpv, band_softmax_backward or attention_backward, the backward on the
+/// forward's P with a fresh random dO (check_backward.hpp). Needs a GPU.
 std::vector<OpCheck> check_problem(const Problem& p, const std::vector<std::string>& ops,
                                    const CheckOptions& options, std::uint64_t* seed_used = nullptr);
 

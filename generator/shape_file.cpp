@@ -1,4 +1,5 @@
 // Shape files of SPEC §6, read as they are: {"name", "problems": [{fields…, "ops"?}]}.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -44,7 +45,8 @@ ShapeFile load_shape_file(const std::string& path) {
       for (const auto& op : *it) {
         if (!op.is_string())
           throw Error(ErrorKind::invalid_problem, fmt::format("{}: ops must hold family names", where));
-        for (const auto& name : expand_family_names(op.get<std::string>(), where)) entry.ops.push_back(name);
+        for (const auto& name : expand_family_names(op.get<std::string>(), where))
+          if (std::find(entry.ops.begin(), entry.ops.end(), name) == entry.ops.end()) entry.ops.push_back(name);
       }
     } else {
       entry.ops = default_family_names();

@@ -15,16 +15,20 @@ int vec_elems(DType d) { return 16 / static_cast<int>(element_size(d)); }
 
 void fill_grid(BandTiling& t, const Problem& p) {
   t.diagonal_chunks = ceil_div(p.diagonals(), t.tile_diagonals);
-  t.head_tile_start.assign(1, 0);
-  for (std::int64_t h = 0; h < p.heads; ++h) {
-    const auto d = p.dilation_of(h);
-    t.head_tile_start.push_back(t.head_tile_start.back() +
-                                static_cast<int>(d) * tiles_per_residue(p.seq_len, d, t.block_rows()));
-  }
+  t.head_tile_start = head_tile_starts(p, t.block_rows());
   t.tiles_per_batch = t.head_tile_start.back();
 }
 
 }  // namespace
+
+std::vector<int> head_tile_starts(const Problem& p, int tile_rows) {
+  std::vector<int> start(1, 0);
+  for (std::int64_t h = 0; h < p.heads; ++h) {
+    const auto d = p.dilation_of(h);
+    start.push_back(start.back() + static_cast<int>(d) * tiles_per_residue(p.seq_len, d, tile_rows));
+  }
+  return start;
+}
 
 int tiles_per_residue(std::int64_t seq_len, std::int64_t dilation, int tile_rows) {
   return ceil_div(ceil_div(seq_len, dilation), tile_rows);
@@ -119,6 +123,34 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals) {
     if (t.shared_bytes <= budget) break;
   }
   fill_grid(t, p);
+  return t;
+}
+
+TpvTiling band_tpv_tiling(const Problem& p, int tile_rows) {
+  TpvTiling t;
+  const int es = static_cast<int>(element_size(p.dtype)), v = vec_elems(p.dtype);
+  const int nd = static_cast<int>(p.head_dim / 8);
+  t.column_parts = ceil_div(nd, 8);  // at most 8 n-tiles (64 columns) of accumulators per warp
+  t.tile_rows = tile_rows ? tile_rows : 64;
+  t.threads = 32 * (t.tile_rows / 16) * t.column_parts;
+  t.slab_rows = 32;
+  t.stage_ld = round_up(t.tile_rows + v - 1, v);
+  t.value_ld = static_cast<int>(p.head_dim) + 8;  // as band_pv: conflict-free B fragments
+  t.stages = p.dtype == DType::float32 ? 3 : 4;
+  const auto bytes = [&] {
+    return static_cast<std::uint32_t>(t.stages * t.slab_rows * (t.stage_ld + t.value_ld) * es);
+  };
+  while (t.stages > 2 && bytes() > kBudgets[1]) --t.stages;
+  t.shared_bytes = bytes();
+  // 16-bit types with one column part: ≤ 85 registers, so six blocks (24 warps) fit an SM
+  // and the seed problem's 768 tiles run in one wave. Otherwise ≤ 128 registers. Never more
+  // blocks than the SM's shared memory holds (228 KiB, 1 KiB reserved per block).
+  const int wanted = p.dtype != DType::float32 && t.column_parts == 1 && t.tile_rows == 64 ? 6
+                     : t.threads <= 128                                                  ? 4
+                                                                                         : 1;
+  t.min_blocks = std::max(1, std::min(wanted, static_cast<int>(228 * 1024 / (t.shared_bytes + 1024))));
+  t.head_tile_start = head_tile_starts(p, t.tile_rows);
+  t.tiles_per_batch = t.head_tile_start.back();
   return t;
 }
 

@@ -48,7 +48,30 @@ BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_dia
 /// Warps of band_pv that share a 32-row group, each taking 2 or 4 n-tiles of 8 columns.
 int pv_column_parts(const Problem& problem);
 
-/// Tiling of band_softmax: row_threads threads per row, each holding pieces_per_thread
+/// Tiling of band_tpv (templates/band_tpv.cuh): a block owns tile_rows output rows of one
+/// residue sub-sequence and all Dh columns (column_parts warps per 16-row group share them);
+/// it streams the tile_rows + C − 1 band rows u that meet it through slabs of slab_rows rows,
+/// `stages` slabs in flight.
+struct TpvTiling {
+  int threads = 128;
+  int tile_rows = 64;      ///< TM, a multiple of 16
+  int block_rows() const { return tile_rows; }  ///< query rows per block (as BandTiling)
+  int column_parts = 1;    ///< warps per 16-row group, each with Dh / column_parts columns (≤ 64)
+  int slab_rows = 32;      ///< KS: band rows u per pipeline stage
+  int stages = 4;          ///< slabs in flight (cp.async groups)
+  int stage_ld = 0;        ///< row stride (elements) of a staged X segment: TM + one 16-byte phase
+  int value_ld = 0;        ///< row stride (elements) of a staged Y row: Dh + 8
+  int min_blocks = 1;      ///< __launch_bounds__ blocks per SM the register allocation must allow
+  std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
+  int tiles_per_batch = 0;           ///< grid.x
+  std::uint32_t shared_bytes = 0;
+};
+TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0);
+
+/// Prefix sums over the heads of D·tiles_per_residue: the tile index where each head starts.
+std::vector<int> head_tile_starts(const Problem& problem, int tile_rows);
+
+/// Tiling of band_softmax (and band_softmax_backward): row_threads threads per row, each holding pieces_per_thread
 /// 16-byte pieces of it in registers.
 struct SoftmaxTiling {
   int row_threads = 32;

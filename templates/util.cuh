@@ -1,4 +1,5 @@
-// bandjit/util.cuh — helper kernels of `bandjit check`: counting elements nothing wrote.
+// bandjit/util.cuh — helper kernels of `bandjit check`: counting elements nothing wrote,
+// gathering scattered elements (a column of a band tensor) for the reference.
 #pragma once
 
 #include "bandjit/common.cuh"
@@ -24,6 +25,14 @@ __device__ __forceinline__ void count_nonfinite(const T* __restrict__ x, long lo
     if (nan) atomicAdd(&counts[0], nan);
     if (inf) atomicAdd(&counts[1], inf);
   }
+}
+
+// out[k] = x[index[k]] for k < n.
+template <class T>
+__device__ __forceinline__ void gather(const T* __restrict__ x, const long long* __restrict__ index, long long n,
+                                       T* __restrict__ out) {
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x)
+    out[k] = x[index[k]];
 }
 
 }  // namespace bandjit

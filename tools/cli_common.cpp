@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -10,20 +11,40 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "generator/family_registry.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/nvrtc_api.hpp"
 
 namespace bandjit::cli {
 
-std::vector<Job> jobs_from_shape_files(const std::vector<std::string>& files) {
+const char* const kOpsHelp =
+    "Operations for every problem, replacing the shape files' \"ops\": families, attention_backward, or the "
+    "shorthands forward, backward, training";
+
+std::vector<FileEntry> entries_from_shape_files(const std::vector<std::string>& files,
+                                                const std::vector<std::string>& ops) {
+  std::vector<std::string> override_ops;
+  for (const auto& op : ops)
+    for (const auto& name : expand_family_names(op, "--ops"))
+      if (std::find(override_ops.begin(), override_ops.end(), name) == override_ops.end()) override_ops.push_back(name);
+  std::vector<FileEntry> entries;
+  for (const auto& path : files) {
+    ShapeFile file = load_shape_file(path);
+    for (auto& entry : file.entries) {
+      if (!override_ops.empty()) entry.ops = override_ops;
+      entries.push_back({std::move(entry), file.name});
+    }
+  }
+  return entries;
+}
+
+std::vector<Job> jobs_from_shape_files(const std::vector<std::string>& files, const std::vector<std::string>& ops) {
   std::vector<Job> jobs;
   std::set<std::string> seen;
-  for (const auto& path : files) {
-    const ShapeFile file = load_shape_file(path);
-    for (const auto& entry : file.entries)
-      for (const auto& op : entry.ops)
-        if (seen.insert(op + to_json(entry.problem)).second) jobs.push_back({op, entry.problem, file.name});
-  }
+  for (const auto& [entry, file] : entries_from_shape_files(files, ops))
+    for (const auto& op : entry.ops)
+      for (const auto& k : kernels_of_op(op, entry.problem))
+        if (seen.insert(k.family + to_json(k.problem)).second) jobs.push_back({k.family, k.problem, file});
   return jobs;
 }
 

@@ -18,13 +18,27 @@ enum ExitCode : int {
   kUsage = 2,
 };
 
-/// One (family, problem) of the shape files, de-duplicated, in file order.
+/// One (family, problem) of the shape files, de-duplicated, in file order. Composed
+/// operations (attention_backward) contribute each kernel they launch, with its problem.
 struct Job {
   std::string family;
   Problem problem;
   std::string file;
 };
-std::vector<Job> jobs_from_shape_files(const std::vector<std::string>& files);
+/// `ops`, when not empty, replaces every problem's "ops" (names and shorthands as there).
+std::vector<Job> jobs_from_shape_files(const std::vector<std::string>& files, const std::vector<std::string>& ops = {});
+
+/// The problems of shape files with their operations and the name of their file, in file
+/// order; `ops` as for jobs_from_shape_files.
+struct FileEntry {
+  ShapeEntry entry;
+  std::string file;
+};
+std::vector<FileEntry> entries_from_shape_files(const std::vector<std::string>& files,
+                                                const std::vector<std::string>& ops = {});
+
+/// The help text of the --ops option shared by pregenerate, warmup and check.
+extern const char* const kOpsHelp;
 
 std::string origin_name(Origin origin);
 

@@ -32,7 +32,7 @@ int run_bench(const BenchArgs& args) {
   ensure_context();
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(1) << 30, 20);
   std::cout << fmt::format("device-to-device copy: {:.0f} GB/s (read + written)\n", copy_gbps);
-  std::cout << fmt::format("{:<50} {:<13} {:>10} {:>9} {:>7} {:>8} {:>9}\n", "problem", "family", "median_us",
+  std::cout << fmt::format("{:<50} {:<22} {:>10} {:>9} {:>7} {:>8} {:>9}\n", "problem", "family", "median_us",
                            "GB/s", "%copy", "TFLOP/s", "floor_us");
   BenchOptions options;
   options.runs = args.runs;
@@ -42,7 +42,7 @@ int run_bench(const BenchArgs& args) {
     for (const auto& r : bench_problem(p, options)) {
       const double gbps = r.bytes / (r.median_us * 1e3);
       const double floor_us = std::max(r.bytes / (copy_gbps * 1e3), r.flops / (args.matrix_tflops * 1e6));
-      std::cout << fmt::format("{:<50} {:<13} {:>10.1f} {:>9.0f} {:>6.1f}% {:>8.1f} {:>9.1f}\n", slug(p), r.family,
+      std::cout << fmt::format("{:<50} {:<22} {:>10.1f} {:>9.0f} {:>6.1f}% {:>8.1f} {:>9.1f}\n", slug(p), r.family,
                                r.median_us, gbps, 100 * gbps / copy_gbps, r.flops / (r.median_us * 1e6), floor_us);
       rows.push_back({{"problem", slug(p)},
                       {"problem_json", nlohmann::json::parse(to_json(p))},

@@ -21,6 +21,7 @@ namespace {
 
 struct PregenerateArgs {
   std::vector<std::string> shapes;
+  std::vector<std::string> ops;
   std::string arch;
   std::string cache_dir;
   std::string json;
@@ -28,7 +29,7 @@ struct PregenerateArgs {
 };
 
 int run_pregenerate(const PregenerateArgs& args) {
-  const auto jobs = jobs_from_shape_files(args.shapes);
+  const auto jobs = jobs_from_shape_files(args.shapes, args.ops);
   // Fail once, before any work, on what would make every kernel fail.
   if (args.arch.empty() && !gpu_available())
     throw Error(ErrorKind::usage, "no GPU found to take the target from; pass the target (--arch sm_90)");
@@ -57,13 +58,13 @@ int run_pregenerate(const PregenerateArgs& args) {
         row["outcome"] = r.origin == Origin::compiled ? "compiled" : "cached";
         row["seconds"] = r.seconds;
         row["key_hash"] = r.key_hash;
-        line = fmt::format("{:<8} {:<13} {}  {:.3f} s", r.origin == Origin::compiled ? "compiled" : "cached",
+        line = fmt::format("{:<8} {:<21} {}  {:.3f} s", r.origin == Origin::compiled ? "compiled" : "cached",
                            job.family, slug(job.problem), r.seconds);
       } catch (const Error& e) {
         failed++;
         row["outcome"] = "failed";
         row["error"] = e.what();
-        line = fmt::format("{:<8} {:<13} {}\n{}", "FAILED", job.family, slug(job.problem), e.what());
+        line = fmt::format("{:<8} {:<21} {}\n{}", "FAILED", job.family, slug(job.problem), e.what());
       }
       std::lock_guard<std::mutex> lock(print);
       results[idx] = row;
@@ -106,6 +107,7 @@ void add_pregenerate(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<PregenerateArgs>();
   auto* cmd = app.add_subcommand("pregenerate", "Compile the kernels of shape files into the disk cache (no GPU needed)");
   cmd->add_option("--shapes", args->shapes, "Shape files (SPEC §6)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--ops", args->ops, kOpsHelp);
   cmd->add_option("--arch", args->arch, "Target, e.g. sm_90 (default: the current GPU's)");
   cmd->add_option("-j,--jobs", args->jobs, "Parallel compiles (default: CPU count)")->check(CLI::Range(1, 256));
   cmd->add_option("--cache-dir", args->cache_dir, "Cache directory (default: $BANDJIT_CACHE_DIR, ~/.cache/bandjit)");

@@ -15,6 +15,7 @@ namespace {
 
 struct WarmupArgs {
   std::vector<std::string> shapes;
+  std::vector<std::string> ops;
   std::string cache_dir;
   std::string json;
 };
@@ -22,7 +23,7 @@ struct WarmupArgs {
 int run_warmup(const WarmupArgs& args) {
   require_gpu("warmup");
   check_output_file(args.json);
-  const auto jobs = jobs_from_shape_files(args.shapes);
+  const auto jobs = jobs_from_shape_files(args.shapes, args.ops);
   Options options;
   options.cache_dir = args.cache_dir;
   // Start-up (dlopen of libcuda and NVRTC, cuInit, context) is paid once per process;
@@ -41,13 +42,13 @@ int run_warmup(const WarmupArgs& args) {
       const double ms = k.info().seconds * 1000;
       total_ms += ms;
       compiled += k.info().origin == Origin::compiled;
-      std::cout << fmt::format("[{:>4}/{}] {:<8} {:<13} {}  {:.2f} ms\n", idx + 1, jobs.size(),
+      std::cout << fmt::format("[{:>4}/{}] {:<8} {:<21} {}  {:.2f} ms\n", idx + 1, jobs.size(),
                                origin_name(k.info().origin), job.family, slug(job.problem), ms);
       rows.push_back({{"family", job.family}, {"problem", slug(job.problem)}, {"origin", origin_name(k.info().origin)},
                       {"ms", ms}, {"registers", k.info().registers}});
     } catch (const Error& e) {
       ++failed;
-      std::cout << fmt::format("[{:>4}/{}] FAILED   {:<13} {}\n{}\n", idx + 1, jobs.size(), job.family,
+      std::cout << fmt::format("[{:>4}/{}] FAILED   {:<21} {}\n{}\n", idx + 1, jobs.size(), job.family,
                                slug(job.problem), e.what());
     }
   }
@@ -72,6 +73,7 @@ void add_warmup(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<WarmupArgs>();
   auto* cmd = app.add_subcommand("warmup", "Load the kernels of shape files into this process (needs a GPU)");
   cmd->add_option("--shapes", args->shapes, "Shape files (SPEC §6)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--ops", args->ops, kOpsHelp);
   cmd->add_option("--cache-dir", args->cache_dir, "Cache directory");
   cmd->add_option("--json", args->json, "Also write the results as JSON to this file");
   cmd->callback([args, &exit_code] { exit_code = run_warmup(*args); });

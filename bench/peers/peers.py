@@ -8,6 +8,8 @@ For each problem of the given shape files (SPEC §6 form) and each peer that sup
   sdpa_band_forward  SDPA with a boolean band mask (dense cost)
   hf_layer_forward   the whole LongformerSelfAttention forward (Q/K/V projections included)
   hf_projections     its three projections alone (hf_layer_forward minus this = attention part)
+  hf_chunks_backward autograd through hf_chunks_forward: the backward alone (graph built once), dQ, dK, dV
+  hf_chunks_fwd_bwd  the same forward and its autograd backward, together
 Times are medians of CUDA-event timings after warm-up. Usage:
   python3 bench/peers/peers.py --shapes bench/shapes/issue-3.json --json OUT.json
 """
@@ -121,6 +123,25 @@ def peers_for(p, rows, runs):
             return layer._sliding_chunks_matmul_attn_probs_value(probs, v, w)
 
         record("hf_chunks_forward", hf_forward, "chunked QK^T + diagonal mask + fp32 softmax + chunked PV")
+
+        # Training through the same forward: PyTorch's autograd of the chunked attention.
+        qg, kg, vg = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+        d_o = torch.randn_like(q)
+
+        def chunks_attention(q_, k_, v_):
+            s = layer._sliding_chunks_query_key_matmul(q_, k_, w)
+            s = s + layer._sliding_chunks_query_key_matmul(float_mask.new_ones(float_mask.size())[:, :, None, None],
+                                                           float_mask[:, :, None, None], w)
+            probs = F.softmax(s, dim=-1, dtype=torch.float32)
+            probs = torch.masked_fill(probs, masked[:, :, None, None], 0.0).type_as(s)
+            return layer._sliding_chunks_matmul_attn_probs_value(probs, v_, w)
+
+        out = chunks_attention(qg, kg, vg)
+        record("hf_chunks_backward", lambda: torch.autograd.grad(out, (qg, kg, vg), d_o, retain_graph=True),
+               "autograd backward of hf_chunks_forward alone (dQ, dK, dV; graph built once)")
+        record("hf_chunks_fwd_bwd", lambda: torch.autograd.grad(chunks_attention(qg, kg, vg), (qg, kg, vg), d_o),
+               "hf_chunks_forward and its autograd backward")
+        del out, qg, kg, vg, d_o
         x = torch.randn(B, N, H * D, device=DEV, dtype=dt, generator=g)
         mask = torch.zeros(B, N, device=DEV, dtype=dt)
         with torch.no_grad():

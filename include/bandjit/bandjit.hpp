@@ -25,6 +25,7 @@ using Stream = ::CUstream_st*;
 /// A device address, from cudaMalloc (void*) or cuMemAlloc (CUdeviceptr).
 struct DevicePtr {
   std::uint64_t address = 0;
+  DevicePtr() = default;  ///< null
   DevicePtr(const void* p) : address(reinterpret_cast<std::uintptr_t>(p)) {}  // NOLINT
   DevicePtr(unsigned long long a) : address(a) {}                             // NOLINT
 };
@@ -83,7 +84,8 @@ struct Options {
   bool disk_cache = true;
 };
 
-/// The families get_kernel knows, e.g. {"band_pv", "band_qk", "band_softmax"}.
+/// The families get_kernel knows: {"band_qk", "band_softmax", "band_pv", "band_tpv",
+/// "band_softmax_backward"}. The composed backward is in <bandjit/backward.hpp>.
 std::vector<std::string> families();
 
 /// Returns the kernel of `family` for `problem` on the current device: from memory, else

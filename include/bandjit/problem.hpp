@@ -82,10 +82,12 @@ Problem problem_from_json(std::string_view json_text);
 /// Short, file- and symbol-safe name: b1_h12_n4096_d64_wl256_wr256_dil1_f16_bnhd[...].
 std::string slug(const Problem& problem);
 
-/// One entry of a shape file: the problem and the kernel families to build for it.
+/// One entry of a shape file: the problem and the operations to build for it.
 struct ShapeEntry {
   Problem problem;
-  std::vector<std::string> ops;  ///< default: band_qk, band_softmax, band_pv
+  /// Kernel families and composed operations (attention_backward), shorthands expanded,
+  /// without repeats. Default: band_qk, band_softmax, band_pv.
+  std::vector<std::string> ops;
 };
 
 /// A shape file of SPEC §6: {"name": ..., "problems": [...]}.

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <random>
 
+#include "check/check_backward.hpp"
 #include "check/check_problem.hpp"
 #include "reference/band_reference.hpp"
 #include "support/catch.hpp"
@@ -46,5 +48,47 @@ TEST_CASE("check: the expected count of out-of-range slots matches a brute-force
       for (std::int64_t i = 0; i < p.seq_len; ++i)
         for (std::int64_t j = 0; j < p.diagonals(); ++j) brute += reference::key_of(p, h, i, j) < 0;
     CHECK(expected_out_of_range_slots(p) == brute * p.batch);
+  }
+}
+
+TEST_CASE("check: the sampled end-to-end backward reference equals the whole-problem one", "[check]") {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto p : {test::band_problem(2, 3, 40, 16, 6, 3, DType::float32, {1, 2, 5}),
+                 test::band_problem(1, 2, 33, 16, 0, 7, DType::float16, {3}, Layout::bhnd),
+                 test::band_problem(2, 1, 50, 16, 9, 0, DType::float32, {2})}) {
+    p.scale = 0.3;
+    p.key_mask = p.batch == 2 ? KeyMask::additive : KeyMask::none;
+    INFO(slug(p));
+    const auto C = p.diagonals();
+    const auto n = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
+    const auto nb = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * C);
+    std::vector<double> q(n), k(n), v(n), d_o(n), prob(nb), mask(static_cast<std::size_t>(p.batch * p.seq_len));
+    for (auto* t : {&q, &k, &v, &d_o})
+      for (auto& x : *t) x = u(rng);
+    for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = i % 4 == 1 ? -10000.0 : 0.5;
+    const double* m = p.key_mask == KeyMask::none ? nullptr : mask.data();
+    std::vector<double> o(n), dq(n), dk(n), dv(n);
+    reference::attention_forward(p, q.data(), k.data(), v.data(), m, prob.data(), o.data());
+    reference::attention_backward(p, q.data(), k.data(), v.data(), prob.data(), d_o.data(), m, dq.data(), dk.data(), dv.data());
+    for (std::int64_t b = 0; b < p.batch; ++b)
+      for (std::int64_t h = 0; h < p.heads; ++h) {
+        const std::vector<std::int64_t> rows = {0, 1, p.seq_len / 2, p.seq_len - 2, p.seq_len - 1};
+        const auto read = [&](const std::vector<std::int64_t>& s, std::vector<double>& values) {
+          for (std::size_t r = 0; r < s.size(); ++r)
+            for (std::int64_t j = 0; j < C; ++j) values[r * C + j] = prob[reference::band_index(p, b, h, s[r], j)];
+        };
+        const auto needed = backward_reference_rows(p, h, rows);
+        CHECK(std::is_sorted(needed.begin(), needed.end()));
+        CHECK(std::binary_search(needed.begin(), needed.end(), p.seq_len / 2));
+        const auto ref = backward_reference(p, q, k, v, d_o, m, b, h, rows, read);
+        for (std::size_t r = 0; r < rows.size(); ++r)
+          for (std::int64_t d = 0; d < p.head_dim; ++d) {
+            const auto at = reference::qkv_index(p, b, h, rows[r], d);
+            CHECK(ref.dq[r * p.head_dim + d] == Approx(dq[at]).margin(1e-12));
+            CHECK(ref.dk[r * p.head_dim + d] == Approx(dk[at]).margin(1e-12));
+            CHECK(ref.dv[r * p.head_dim + d] == Approx(dv[at]).margin(1e-12));
+          }
+      }
   }
 }

@@ -5,6 +5,7 @@
 
 #include "bandjit/bandjit.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/tile_config.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
 
@@ -62,6 +63,60 @@ TEST_CASE("generator: the scale is baked in exactly", "[generator]") {
   p.scale = 0.125;
   CHECK(has(generate_band_qk(p).text, "kScale = 0x1p-3f;"));
   CHECK(has(generate_band_softmax(p).text, "kScale = 0x1p-3f;"));
+  CHECK(has(generate_band_softmax_backward(p).text, "kScale = 0x1p-3f;"));
+}
+
+TEST_CASE("generator: fields a family ignores do not change its source", "[generator]") {
+  Problem p = small(), q = small();
+  q.scale = 0.5;
+  q.key_mask = KeyMask::boolean;
+  CHECK(generate_band_tpv(p).text == generate_band_tpv(q).text);
+  CHECK(generate_band_pv(p).text == generate_band_pv(q).text);
+  q.scale = 1.0;
+  CHECK(generate_band_qk(p).text == generate_band_qk(q).text);  // band_qk ignores the mask
+  CHECK(generate_band_softmax_backward(p).text != generate_band_softmax_backward(q).text);
+}
+
+TEST_CASE("generator: band_tpv's tiling is baked in and its grid covers every row", "[generator]") {
+  Problem p = small();
+  p.dilation = {1, 2, 3, 4};
+  const Source s = generate_band_tpv(p);
+  CHECK(s.arguments == std::vector<std::string>{"x", "y", "z"});
+  CHECK(has(s.text, "bj_head_tile_start[5]"));
+  CHECK(has(s.text, "kColumnParts = 1;"));
+  CHECK(has(s.text, "__launch_bounds__(128, 6)"));
+  CHECK(s.launch.grid[0] == static_cast<std::uint32_t>(band_tpv_tiling(p).tiles_per_batch));
+  CHECK(s.launch.grid[2] == 3);
+}
+
+TEST_CASE("generator: attention_backward's kernels and the op shorthands", "[generator]") {
+  Problem p = small();
+  p.scale = 0.125;
+  p.key_mask = KeyMask::additive;
+  const auto kernels = attention_backward_kernels(p);
+  REQUIRE(kernels.size() == 4);
+  CHECK(kernels[0].family == "band_qk");
+  CHECK(kernels[0].problem.scale == 1.0);  // dP = dO·Vᵀ is unscaled
+  CHECK(kernels[1].family == "band_softmax_backward");
+  CHECK(kernels[1].problem.scale == 0.125);  // the softmax backward applies the scale once
+  CHECK(kernels[1].problem.key_mask == KeyMask::additive);
+  CHECK(kernels[2].family == "band_pv");
+  CHECK(kernels[3].family == "band_tpv");
+  CHECK(kernels_of_op("attention_backward", p).size() == 4);
+  CHECK(kernels_of_op("band_tpv", p).size() == 1);
+  CHECK_THROWS_AS(kernels_of_op("backward", p), Error);  // shorthands are expanded first
+  CHECK(expand_family_names("backward", "x") ==
+        std::vector<std::string>{"band_tpv", "band_softmax_backward", "attention_backward"});
+  CHECK(expand_family_names("training", "x").size() == 6);
+  CHECK(expand_family_names("attention_backward", "x") == std::vector<std::string>{"attention_backward"});
+  try {
+    expand_family_names("band_tpvv", "f.json problems[2]");
+    FAIL("accepted band_tpvv");
+  } catch (const Error& e) {
+    CHECK(has(e.what(), "f.json problems[2]"));
+    CHECK(has(e.what(), "band_tpv, band_softmax_backward"));
+    CHECK(has(e.what(), "training"));
+  }
 }
 
 TEST_CASE("generator: the key-padding mask adds an argument to band_softmax only", "[generator]") {
@@ -74,6 +129,10 @@ TEST_CASE("generator: the key-padding mask adds an argument to band_softmax only
   CHECK(has(generate_band_softmax(p).text, "const float* __restrict__ mask"));
   CHECK(generate_band_qk(p).arguments == std::vector<std::string>{"q", "k", "s"});
   CHECK(generate_band_pv(p).arguments == std::vector<std::string>{"p", "v", "o"});
+  CHECK(generate_band_tpv(p).arguments == std::vector<std::string>{"x", "y", "z"});
+  CHECK(generate_band_softmax_backward(p).arguments == std::vector<std::string>{"p", "dp", "ds", "mask"});
+  p.key_mask = KeyMask::none;
+  CHECK(generate_band_softmax_backward(p).arguments == std::vector<std::string>{"p", "dp", "ds"});
 }
 
 TEST_CASE("generator: templates are embedded in the library", "[generator]") {
@@ -84,19 +143,20 @@ TEST_CASE("generator: templates are embedded in the library", "[generator]") {
     CHECK(t.text.size() > 200);
   }
   for (const char* n : {"bandjit/common.cuh", "bandjit/mma.cuh", "bandjit/band_tiles.cuh", "bandjit/band_qk.cuh",
-                        "bandjit/band_softmax.cuh", "bandjit/band_pv.cuh", "bandjit/util.cuh"})
+                        "bandjit/band_softmax.cuh", "bandjit/band_pv.cuh", "bandjit/band_tpv.cuh",
+                        "bandjit/band_softmax_backward.cuh", "bandjit/util.cuh"})
     CHECK(names.count(n) == 1);
 }
 
 TEST_CASE("generator: families are found by name; unknown names list the known ones", "[generator]") {
-  CHECK(families() == std::vector<std::string>{"band_qk", "band_softmax", "band_pv"});
+  CHECK(families() == std::vector<std::string>{"band_qk", "band_softmax", "band_pv", "band_tpv", "band_softmax_backward"});
   try {
     find_family("band_qkv");
     FAIL("found band_qkv");
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::invalid_problem);
     CHECK(has(e.what(), "band_qkv"));
-    CHECK(has(e.what(), "band_qk, band_softmax, band_pv"));
+    CHECK(has(e.what(), "band_qk, band_softmax, band_pv, band_tpv, band_softmax_backward"));
   }
   Problem bad = small();
   bad.head_dim = 24;

@@ -37,13 +37,20 @@ TEST_CASE("shapes: ops, shorthands and errors", "[shapes]") {
   test::TempDir dir;
   const std::string problem =
       R"("batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "window_left": 4, "window_right": 0, "dtype": "float32")";
-  SECTION("explicit ops and the forward shorthand") {
+  SECTION("explicit ops and the forward, backward and training shorthands") {
     test::write_text(dir / "a.json", R"({"name": "a", "problems": [{)" + problem + R"(, "ops": ["band_pv"]},
-                                         {)" + problem + R"(, "ops": ["forward"]}]})");
+                                         {)" + problem + R"(, "ops": ["forward"]},
+                                         {)" + problem + R"(, "ops": ["band_tpv", "attention_backward"]},
+                                         {)" + problem + R"(, "ops": ["backward", "band_tpv"]},
+                                         {)" + problem + R"(, "ops": ["training"]}]})");
     const ShapeFile f = load_shape_file(dir / "a.json");
     CHECK(f.name == "a");
     CHECK(f.entries[0].ops == std::vector<std::string>{"band_pv"});
     CHECK(f.entries[1].ops.size() == 3);
+    CHECK(f.entries[2].ops == std::vector<std::string>{"band_tpv", "attention_backward"});
+    CHECK(f.entries[3].ops == std::vector<std::string>{"band_tpv", "band_softmax_backward", "attention_backward"});
+    CHECK(f.entries[4].ops == std::vector<std::string>{"band_qk", "band_softmax", "band_pv", "band_tpv",
+                                                       "band_softmax_backward", "attention_backward"});
   }
   SECTION("an unknown family names itself and the known ones") {
     test::write_text(dir / "b.json", R"({"name": "b", "problems": [{)" + problem + R"(, "ops": ["band_qv"]}]})");

@@ -16,7 +16,8 @@ Problem make(std::int64_t n, std::int64_t wl, std::int64_t wr, std::vector<std::
 
 // The block → (head, residue, rows) decoding of templates/band_tiles.cuh, restated on the
 // host: every query row of every head must belong to exactly one block.
-std::map<std::pair<int, int>, int> rows_covered(const Problem& p, const BandTiling& t) {
+template <class Tiling>
+std::map<std::pair<int, int>, int> rows_covered(const Problem& p, const Tiling& t) {
   std::map<std::pair<int, int>, int> seen;
   for (int x = 0; x < t.tiles_per_batch; ++x) {
     int h = 0;
@@ -55,6 +56,11 @@ TEST_CASE("tiling: every query row is in exactly one block", "[tiling]") {
                         make(77, 12, 0, {2}, DType::float32, 256)}) {
     for (const BandTiling& t : {band_qk_tiling(p), band_pv_tiling(p)}) {
       const auto seen = rows_covered(p, t);
+      CHECK(seen.size() == static_cast<std::size_t>(p.heads * p.seq_len));
+      for (const auto& [row, count] : seen) CHECK(count == 1);
+    }
+    for (int tile_rows : {0, 32}) {
+      const auto seen = rows_covered(p, band_tpv_tiling(p, tile_rows));
       CHECK(seen.size() == static_cast<std::size_t>(p.heads * p.seq_len));
       for (const auto& [row, count] : seen) CHECK(count == 1);
     }
@@ -107,4 +113,32 @@ TEST_CASE("tiling: softmax threads hold the whole row in registers", "[tiling]")
     CHECK(t.threads <= 1024);
     CHECK(t.blocks * t.rows_per_block >= p.heads * p.seq_len);  // per batch: grid.z = batch
   }
+}
+
+TEST_CASE("tiling: band_tpv's warps, segments and shared memory", "[tiling]") {
+  for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+    for (std::int64_t dh : {16, 32, 48, 64, 80, 128, 208, 256})
+      for (int tile_rows : {0, 32}) {
+        const TpvTiling t = band_tpv_tiling(make(5000, 300, 20, {1}, dt, dh), tile_rows);
+        INFO("dtype " << to_string(dt) << " head_dim " << dh << " tile_rows " << tile_rows);
+        const int v = 16 / static_cast<int>(element_size(dt));
+        CHECK(t.tile_rows == (tile_rows ? tile_rows : 64));
+        CHECK(t.threads == 32 * (t.tile_rows / 16) * t.column_parts);
+        CHECK(t.threads <= 1024);
+        CHECK((dh / 8 + t.column_parts - 1) / t.column_parts <= 8);  // ≤ 64 accumulator columns per warp
+        CHECK(t.stage_ld >= t.tile_rows + v - 1);  // a segment of TM elements at any phase
+        CHECK(t.stage_ld % v == 0);
+        CHECK((t.value_ld * element_size(dt)) % 16 == 0);
+        CHECK(t.slab_rows % 16 == 0);
+        CHECK(t.stages >= 2);
+        CHECK(t.shared_bytes ==
+              static_cast<std::uint32_t>(t.stages * t.slab_rows * (t.stage_ld + t.value_ld) * element_size(dt)));
+        CHECK(t.shared_bytes <= kMaxSharedBytes);
+        CHECK(t.min_blocks * (t.shared_bytes + 1024) <= 228u * 1024);  // the promised blocks fit an SM
+      }
+  // The seed problem in float16: 768 tiles, six blocks of 36 KiB per SM (one wave on 132 SMs).
+  const TpvTiling seed = band_tpv_tiling(make(4096, 256, 256, {1}, DType::float16, 64, 12));
+  CHECK(seed.tiles_per_batch == 768);
+  CHECK(seed.min_blocks == 6);
+  CHECK(seed.shared_bytes == 36864);
 }

@@ -4,109 +4,28 @@
 #include <limits>
 #include <random>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include "check/check_problem.hpp"
-#include "check/device_buffer.hpp"
 #include "reference/band_reference.hpp"
 #include "support/catch.hpp"
+#include "support/device_tensors.hpp"
 #include "support/problems.hpp"
-#include "support/temp_dir.hpp"
 
 using namespace bandjit;
 
 namespace {
-
-std::vector<Problem> edge_cases() {
-  std::vector<Problem> out;
-  for (const auto& e : load_shape_file(test::source_path("tests/shapes/edge-cases.json")).entries)
-    out.push_back(e.problem);
-  return out;
-}
-
-void check_family(const char* family) {
-  int checked = 0;
-  for (const Problem& p : edge_cases()) {
-    std::uint64_t seed = 0;
-    const auto results = check_problem(p, {family}, CheckOptions{0, 0, 1, {}}, &seed);
-    REQUIRE(results.size() == 1);
-    const OpCheck& c = results.front();
-    INFO(family << " " << slug(p) << " seed " << seed << ": rel_error " << c.rel_error << " nan " << c.nan_count
-                << " inf " << c.inf_count << "/" << c.inf_expected << " structure " << c.structure_mismatches);
-    CHECK(c.rows_checked > 0);
-    CHECK(c.passed);
-    ++checked;
-  }
-  CHECK(checked >= 60);
-}
-
-// Host-side helpers for the cases the pipeline harness cannot build.
-std::uint16_t to_bits(DType d, float x) {
-  std::uint16_t bits;
-  if (d == DType::float16) {
-    const __half h = __float2half_rn(x);
-    std::memcpy(&bits, &h, 2);
-  } else {
-    const __nv_bfloat16 h = __float2bfloat16_rn(x);
-    std::memcpy(&bits, &h, 2);
-  }
-  return bits;
-}
-float from_bits(DType d, std::uint16_t bits) {
-  if (d == DType::float16) {
-    __half h;
-    std::memcpy(&h, &bits, 2);
-    return __half2float(h);
-  }
-  __nv_bfloat16 h;
-  std::memcpy(&h, &bits, 2);
-  return __bfloat162float(h);
-}
-
-// Uploads `values` in the problem's dtype; returns the values as stored (rounded).
-DeviceBuffer upload(DType d, std::vector<double>& values) {
-  DeviceBuffer buf(values.size() * element_size(d));
-  if (d == DType::float32) {
-    std::vector<float> host(values.begin(), values.end());
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = host[i];
-    buf.upload(host.data(), host.size() * 4);
-  } else {
-    std::vector<std::uint16_t> host(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      host[i] = to_bits(d, static_cast<float>(values[i]));
-      if (!std::isnan(values[i])) values[i] = from_bits(d, host[i]);
-    }
-    buf.upload(host.data(), host.size() * 2);
-  }
-  return buf;
-}
-
-std::vector<double> download(DType d, const DeviceBuffer& buf, std::size_t n) {
-  std::vector<double> out(n);
-  if (d == DType::float32) {
-    std::vector<float> host(n);
-    buf.download(host.data(), n * 4);
-    std::copy(host.begin(), host.end(), out.begin());
-  } else {
-    std::vector<std::uint16_t> host(n);
-    buf.download(host.data(), n * 2);
-    for (std::size_t i = 0; i < n; ++i) out[i] = from_bits(d, host[i]);
-  }
-  return out;
-}
-
-double tolerance(DType d) { return d == DType::float32 ? 1e-5 : 1e-2; }
-
 Problem small(DType d, Layout l) { return test::band_problem(2, 3, 150, 32, 20, 9, d, {1, 2, 3}, l); }
-
 }  // namespace
 
-TEST_CASE("band_qk: every dtype, layout and edge case matches float64", "[band_qk]") { check_family("band_qk"); }
-TEST_CASE("band_softmax: every dtype, layout, mask and edge case matches float64", "[band_softmax]") {
-  check_family("band_softmax");
+using test::download;
+using test::tolerance;
+using test::upload;
+
+TEST_CASE("band_qk: every dtype, layout and edge case matches float64", "[band_qk]") {
+  test::check_edge_cases("band_qk");
 }
-TEST_CASE("band_pv: every dtype, layout and edge case matches float64", "[band_pv]") { check_family("band_pv"); }
+TEST_CASE("band_softmax: every dtype, layout, mask and edge case matches float64", "[band_softmax]") {
+  test::check_edge_cases("band_softmax");
+}
+TEST_CASE("band_pv: every dtype, layout and edge case matches float64", "[band_pv]") { test::check_edge_cases("band_pv"); }
 
 TEST_CASE("band_pv: whatever P holds at out-of-range slots contributes nothing", "[band_pv]") {
   std::mt19937 rng(std::random_device{}());

@@ -1,5 +1,7 @@
 #include <atomic>
 #include <mutex>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "bandjit/bandjit.hpp"
@@ -47,6 +49,49 @@ TEST_CASE("nvrtc: every kernel of the four shape files compiles for sm_90", "[nv
 
   // The second pass finds every kernel on disk.
   for (const auto& [family, problem] : jobs) CHECK(pregenerate(family, problem, options).origin == Origin::disk);
+}
+
+TEST_CASE("nvrtc: every backward kernel of the edge cases and longformer-base compiles for sm_90", "[nvrtc]") {
+  // attention_backward's kernels (band_qk at scale 1, band_softmax_backward, band_pv,
+  // band_tpv) and the standalone families, through the same job list as `pregenerate --ops backward`.
+  std::vector<std::pair<std::string, Problem>> jobs;
+  std::set<std::string> seen;
+  for (const char* file : {"tests/shapes/edge-cases.json", "shapes/longformer-base-4096.json"})
+    for (const auto& entry : load_shape_file(test::source_path(file)).entries)
+      for (const auto& op : expand_family_names("backward", file))
+        for (const auto& k : kernels_of_op(op, entry.problem))
+          if (seen.insert(k.family + to_json(k.problem)).second && k.family != "band_pv" &&
+              !(k.family == "band_qk" && entry.problem.scale == 1.0))  // the forward test compiles those
+            jobs.emplace_back(k.family, k.problem);
+  REQUIRE(jobs.size() >= 2 * 66);
+
+  test::TempDir dir;
+  Options options;
+  options.arch = "sm_90";
+  options.cache_dir = dir.path();
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  auto work = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      try {
+        const Source s = find_family(jobs[i].first).generate(jobs[i].second);
+        const Cubin c = compile(s, "sm_90");
+        // No kernel may spill: ptxas reports it in the log.
+        if (std::regex_search(c.log, std::regex("[1-9][0-9]* bytes spill")))
+          throw Error(ErrorKind::compile_failed, "spills registers: " + c.log);
+        if (c.log.find("spill") == std::string::npos) throw Error(ErrorKind::compile_failed, "no ptxas report: " + c.log);
+      } catch (const Error& e) {
+        std::lock_guard<std::mutex> lock(mutex);
+        failures.push_back(jobs[i].first + " " + slug(jobs[i].second) + ": " + e.what());
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+  for (auto& t : pool) t.join();
+  for (const auto& f : failures) UNSCOPED_INFO(f);
+  CHECK(failures.empty());
 }
 
 TEST_CASE("nvrtc: a compile error carries the log, the options and the source name", "[nvrtc]") {

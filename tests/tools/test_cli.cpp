@@ -104,7 +104,7 @@ TEST_CASE("cli: emit prints the generated source", "[cli]") {
   r = run_cli("emit --shapes " + test::source_path("shapes/longformer-charlm-small.json") + " --index 6");
   CHECK(r.exit_code == 2);
   CHECK(has(r.output, "0 … 5"));
-  CHECK(run_cli("families").output == "band_qk\nband_softmax\nband_pv\n");
+  CHECK(run_cli("families").output == "band_qk\nband_softmax\nband_pv\nband_tpv\nband_softmax_backward\n");
 }
 
 TEST_CASE("cli: GPU commands say so without a GPU; a missing NVRTC fails each kernel with its message", "[cli]") {
@@ -156,4 +156,26 @@ TEST_CASE("cli: shape-file values out of any range are named", "[cli]") {
   r = run_cli("emit --shapes " + dir / "name.json");
   CHECK(r.exit_code == 3);
   CHECK(has(r.output, "\"name\" must be a string"));
+}
+
+TEST_CASE("cli: --ops training pregenerates the forward, the backward families and attention_backward's kernels", "[cli]") {
+  test::TempDir dir;
+  // scale 0.5: attention_backward needs band_qk at scale 1 besides the forward's band_qk.
+  test::write_text(dir / "one.json", R"({"name": "one", "problems": [{"batch": 1, "heads": 2, "seq_len": 64,
+      "head_dim": 32, "window_left": 4, "window_right": 0, "dtype": "float16", "scale": 0.5}]})");
+  auto r = run_cli("pregenerate --arch sm_90 --cache-dir " + dir.path() + "/c --shapes " + dir / "one.json" +
+                   " --ops training");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.output, "6 kernels: 6 compiled"));
+  CHECK(has(r.output, "band_tpv"));
+  CHECK(has(r.output, "band_softmax_backward"));
+  CHECK(has(r.output, "band_qk               b1_h2_n64_d32_wl4_wr0_dil1_f16_bnhd  "));  // the scale-1 band_qk
+  r = run_cli("pregenerate --arch sm_90 --cache-dir " + dir.path() + "/c --shapes " + dir / "one.json" +
+              " --ops attention_backward");
+  CHECK(has(r.output, "4 kernels: 0 compiled, 4 loaded from cache"));
+  r = run_cli("pregenerate --arch sm_90 --cache-dir " + dir.path() + "/c --shapes " + dir / "one.json" + " --ops everything");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "--ops"));
+  CHECK(has(r.output, "training"));
 }

@@ -1,0 +1,115 @@
+// bandjit/band_softmax_backward.cuh — dS[i, :] = scale · P ⊙ (dP − Σ_j dP ⊙ P)  (SPEC §3.4)
+// over the slots band_softmax lets through (key inside the sequence and kept by the optional
+// key-padding mask); every other slot gets dS = 0 exactly, whatever P and dP hold there (dP
+// from band_qk is −inf off the sequence). dS may alias dP (in place).
+//
+// The row layout of band_softmax: kRowThreads threads share one row and hold its 16-byte
+// pieces of P and dP in registers, so each is read once and dS written once; pieces shared
+// with a neighbouring row are written element by element.
+#pragma once
+
+#include "bandjit/band_softmax.cuh"
+
+namespace bandjit {
+
+template <class Cfg>
+__device__ __forceinline__ void band_softmax_backward(const typename Cfg::T* __restrict__ p,
+                                                      const typename Cfg::T* dp, typename Cfg::T* ds,
+                                                      const void* mask) {
+  using T = typename Cfg::T;
+  constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, RPB = Cfg::kRowsPerBlock, V = Vec<T>::kElems;
+  constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
+  constexpr i64 kRowsPerBatch = i64(H) * N;  // grid.z = batch: the batch may be a launch argument
+  __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
+
+  const int lr = threadIdx.x % R;
+  const i64 row_in_batch = i64(blockIdx.x) * RPB + threadIdx.x / R;
+  const bool active = row_in_batch < kRowsPerBatch;  // inactive threads still join the reduction
+  const i64 row = blockIdx.z * kRowsPerBatch + row_in_batch;
+  const i64 kTotal = i64(gridDim.z) * kRowsPerBatch * C;  // elements of P (and dP, dS)
+  int b, h, i;
+  if (Cfg::kLayout == kLayoutBNHD) {
+    h = int(row % H);
+    i = int((row / H) % N);
+  } else {
+    i = int(row % N);
+    h = int((row / N) % H);
+  }
+  b = int(row / (i64(H) * N));
+  const int D = Cfg::dilation(active ? h : 0);
+  // key(i, j) = i + D·(j − w_l) lies in [0, N) exactly for jlo ≤ j < jhi.
+  const int jlo = active ? max(0, WL - i / D) : 0, jhi = active ? min(C, WL + (N - 1 - i) / D + 1) : 0;
+
+  const i64 start = row * C;
+  const int mis = misalignment<T>(start);
+  const i64 first = start - mis;
+  const int pieces = active ? (mis + C + V - 1) / V : 0;
+
+  float pv[NV][V], gv[NV][V];
+  unsigned allowed[NV];  // bit c: slot j_first + c takes part
+  float dot = 0.f;
+#pragma unroll
+  for (int e = 0; e < NV; ++e) {
+    const int piece = lr + e * R;
+    const int j_first = piece * V - mis;
+    uint4 raw_p = make_uint4(0, 0, 0, 0), raw_g = make_uint4(0, 0, 0, 0);
+    const T* in_p = reinterpret_cast<const T*>(&raw_p);
+    const T* in_g = reinterpret_cast<const T*>(&raw_g);
+    const i64 at = first + i64(piece) * V;
+    if (piece < pieces) {
+      if (at + V <= kTotal) {
+        raw_p = *reinterpret_cast<const uint4*>(p + at);
+        raw_g = *reinterpret_cast<const uint4*>(dp + at);
+      } else {  // the tensor's last piece: read only what exists
+#pragma unroll
+        for (int c = 0; c < V; ++c)
+          if (at + c < kTotal) {
+            reinterpret_cast<T*>(&raw_p)[c] = p[at + c];
+            reinterpret_cast<T*>(&raw_g)[c] = dp[at + c];
+          }
+      }
+    }
+    allowed[e] = 0;
+#pragma unroll
+    for (int c = 0; c < V; ++c) {
+      const int j = j_first + c;
+      bool ok = piece < pieces && j >= jlo && j < jhi;
+      if constexpr (Cfg::kKeyMask != kMaskNone) {
+        if (ok) {
+          const i64 key = i64(b) * N + i + D * (j - WL);
+          if constexpr (Cfg::kKeyMask == kMaskBool)
+            ok = static_cast<const unsigned char*>(mask)[key] != 0;
+          else
+            ok = !(static_cast<const float*>(mask)[key] < 0.f);
+        }
+      }
+      // Selected, not multiplied: P and dP off the allowed slots may be ±inf or NaN.
+      pv[e][c] = ok ? to_float(in_p[c]) : 0.f;
+      gv[e][c] = ok ? to_float(in_g[c]) : 0.f;
+      allowed[e] |= ok ? 1u << c : 0u;
+      dot += pv[e][c] * gv[e][c];
+    }
+  }
+  dot = group_reduce<R>(dot, false, scratch);
+
+#pragma unroll
+  for (int e = 0; e < NV; ++e) {
+    const int piece = lr + e * R;
+    if (piece >= pieces) continue;
+    const int j_first = piece * V - mis;
+    uint4 raw;
+    T* out = reinterpret_cast<T*>(&raw);
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      out[c] = from_float<T>((allowed[e] >> c) & 1u ? Cfg::kScale * pv[e][c] * (gv[e][c] - dot) : 0.f);
+    if (j_first >= 0 && j_first + V <= C) {
+      *reinterpret_cast<uint4*>(ds + first + i64(piece) * V) = raw;
+    } else {  // a piece shared with a neighbour row: only this row's elements
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        if (j_first + c >= 0 && j_first + c < C) ds[first + i64(piece) * V + c] = out[c];
+    }
+  }
+}
+
+}  // namespace bandjit

@@ -1,0 +1,272 @@
+// bandjit/band_tpv.cuh — Z[i, k] = Σ_j X[s, C − 1 − j] · Y[s, k], s = i + D·(j − w_r), over
+// valid s (SPEC §3.4, the transposed band): row i gathers from every query s whose band
+// holds key i. Slots of X whose key is outside the sequence are never read.
+//
+// In one residue sub-sequence (rows i = r + D·t) the sum runs over the rows u = t + j − w_r
+// and reads X[u][w_l + t − u]. So a block owning the output rows t0 … t0 + TM − 1 computes
+// Z_tile = A·Y with A[t][u] = X[u][w_l + t − u], u over [t0 − w_r, t0 + TM − 1 + w_l]: for
+// each row u, the elements it contributes form one contiguous segment of X's row u (the
+// diagonals w_l + t − u of the tile's rows t). Slabs of KS rows u stream through shared
+// memory, Cfg::kStages in flight (cp.async): each row's X segment, kept at its global 16-byte
+// phase, and the row of Y. A[t][u] is element t − t0 of segment u, so A's fragments are read
+// straight from the staged segments and Z += A·Y runs on the tensor cores (m16n8k16 for
+// 16-bit types, 3xTF32 m16n8k8 for float32) with no transposed copy. Entries off the band
+// or off the sequence read as 0; only the k-steps at the band's edges pay for that check.
+//
+// Warps: kTileRows / 16 row groups × kColumnParts column parts; each warp accumulates its 16
+// rows × Dh / kColumnParts columns in registers for the whole band.
+#pragma once
+
+#include "bandjit/band_tiles.cuh"
+#include "bandjit/mma.cuh"
+#include "bandjit/vector_io.cuh"
+
+namespace bandjit {
+
+// Where the staged X segments of one slab live: row ul of the slab (band row u = u0 + ul)
+// holds element tl of the tile at seg + ul·LD + phase(u) + tl, phase(u) = (m0 + u·step) mod V.
+struct TpvSlab {
+  int u0;     // sub-sequence index of the slab's first row
+  int u_end;  // rows u ≥ u_end were not staged
+  int m0;     // phase of row u = 0 (the tile's element 0 in X's row 0 of this residue)
+  int step;   // phase advance per row: (row stride of X in elements − 1) mod V
+};
+
+// A fragment of A[t][u] = X[u][w_l + t − u] for the warp's 16 rows (tile rows tl0 … tl0+15,
+// sub-sequence rows tg = t0 + tl0 …) and the k-step of slab rows kk …; kChecked zeroes
+// entries off the band or off the staged rows.
+template <class T>
+struct TransposedA;
+
+#if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
+template <class T>
+struct TransposedA {
+  static __device__ __forceinline__ u32 pack(T lo, T hi) {
+    return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
+           (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
+  }
+  template <class Cfg, bool kChecked>
+  static __device__ __forceinline__ void load(typename MmaOps<T>::AFrag& a, const T* seg, const TpvSlab& sl, int kk,
+                                              int tl0, int tg) {
+    constexpr int LD = Cfg::kStageLD, V = Vec<T>::kElems, WL = Cfg::kWindowLeft, C = Cfg::kDiagonals;
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+    const T zero = from_float<T>(0.f);
+    T v[4][2];  // [which u: 2t4, 2t4 + 1, 2t4 + 8, 2t4 + 9][row g, g + 8]
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int kl = kk + 2 * t4 + (q & 1) + 8 * (q >> 1);
+      const int u = sl.u0 + kl;
+      const T* row = seg + kl * LD + ((sl.m0 + u * sl.step) & (V - 1)) + tl0 + g;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (kChecked) {
+          const int d = WL + tg + g + 8 * h - u;  // diagonal of X's row u
+          v[q][h] = (u < sl.u_end && d >= 0 && d < C) ? row[8 * h] : zero;
+        } else {
+          v[q][h] = row[8 * h];
+        }
+      }
+    }
+    a.r[0] = pack(v[0][0], v[1][0]);  // row g,     k = 2t4, 2t4 + 1
+    a.r[1] = pack(v[0][1], v[1][1]);  // row g + 8, k = 2t4, 2t4 + 1
+    a.r[2] = pack(v[2][0], v[3][0]);  // row g,     k = 2t4 + 8, 2t4 + 9
+    a.r[3] = pack(v[2][1], v[3][1]);  // row g + 8, k = 2t4 + 8, 2t4 + 9
+  }
+};
+#endif
+
+template <>
+struct TransposedA<float> {
+  template <class Cfg, bool kChecked>
+  static __device__ __forceinline__ void load(typename MmaOps<float>::AFrag& a, const float* seg, const TpvSlab& sl,
+                                              int kk, int tl0, int tg) {
+    constexpr int LD = Cfg::kStageLD, V = Vec<float>::kElems, WL = Cfg::kWindowLeft, C = Cfg::kDiagonals;
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {  // a0/a1: k = t4, a2/a3: k = t4 + 4
+      const int kl = kk + t4 + 4 * q;
+      const int u = sl.u0 + kl;
+      const float* row = seg + kl * LD + ((sl.m0 + u * sl.step) & (V - 1)) + tl0 + g;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // rows g, g + 8
+        float x;
+        if (kChecked) {
+          const int d = WL + tg + g + 8 * h - u;
+          x = (u < sl.u_end && d >= 0 && d < C) ? row[8 * h] : 0.f;
+        } else {
+          x = row[8 * h];
+        }
+        MmaOps<float>::split(x, a.big[2 * q + h], a.small[2 * q + h]);
+      }
+    }
+  }
+};
+
+// Stages slab rows u0 … u0 + KS − 1 (those < u_end): each row's X segment — the tile's
+// elements tl with diagonal d = w_l + t0 + tl − u in [0, C) — in 16-byte pieces at the
+// segment's phase, and the row of Y (zeros off the sequence). The caller commits.
+template <class Cfg, class T>
+__device__ __forceinline__ void stage_tpv_slab(T* seg, T* ys, const T* __restrict__ x, const T* __restrict__ y, int b,
+                                               const BandTile& tc, const TpvSlab& sl) {
+  constexpr int TM = Cfg::kTileRows, KS = Cfg::kSlabRows, LD = Cfg::kStageLD, V = Vec<T>::kElems;
+  constexpr int C = Cfg::kDiagonals, WL = Cfg::kWindowLeft;
+  constexpr int PIECES = LD / V;
+  const int t0 = tc.t0;
+  for (int idx = threadIdx.x; idx < KS * PIECES; idx += Cfg::kThreads) {
+    const int ul = idx / PIECES, piece = idx - ul * PIECES;
+    const int u = sl.u0 + ul;
+    if (u >= sl.u_end) continue;
+    const int lo = max(0, u - WL - t0), hi = min(TM - 1, u - WL - t0 + C - 1);  // tile rows of the segment
+    const int mis = (sl.m0 + u * sl.step) & (V - 1);
+    if (piece < (mis + lo) / V || piece > (mis + hi) / V) continue;
+    // Element tl = 0 of the segment sits at X's element `origin` (it may lie before the row;
+    // the pieces read start at or after element (row, max(0, d)) ≥ 0, inside the tensor).
+    const i64 origin = row_offset<Cfg>(b, tc.h, tc.r + tc.D * u, C) + WL + t0 - u;
+    const int count = min(V, mis + hi + 1 - piece * V);  // elements up to the segment's end
+    cp_async_16(seg + ul * LD + piece * V, x + (origin - mis + piece * V), count * static_cast<int>(sizeof(T)));
+  }
+  stage_rows_async<Cfg, KS, Cfg::kValueLD>(ys, y, b, tc, sl.u0);
+}
+
+// Two adjacent output elements in one store (4 bytes for 16-bit types, 8 for float32).
+__device__ __forceinline__ void store_pair(float* dst, float a, float b) { *reinterpret_cast<float2*>(dst) = make_float2(a, b); }
+#if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
+template <class T>
+__device__ __forceinline__ void store_pair(T* dst, float a, float b) {
+  *reinterpret_cast<u32*>(dst) = TransposedA<T>::pack(from_float<T>(a), from_float<T>(b));
+}
+#endif
+
+template <class Cfg>
+__device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, const typename Cfg::T* __restrict__ y,
+                                         typename Cfg::T* __restrict__ z) {
+  using T = typename Cfg::T;
+  using Ops = MmaOps<T>;
+  constexpr int TM = Cfg::kTileRows, KS = Cfg::kSlabRows, LD = Cfg::kStageLD, LDY = Cfg::kValueLD;
+  constexpr int STAGES = Cfg::kStages, DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
+  constexpr int V = Vec<T>::kElems, MT = TM / 16, PARTS = Cfg::kColumnParts;
+  constexpr int ND = DH / 8, NDW = ceil_div(ND, PARTS);
+  // float32 sums each slab's tensor-core partial in ordinary float adds (as band_pv): the
+  // tensor cores' accumulation would lose float32's 1e-5 over thousands of diagonals.
+  constexpr bool kSlabPartials = sizeof(T) == 4;
+  static_assert(Cfg::kThreads == 32 * MT * PARTS, "one warp per row group and column part");
+  static_assert(KS % Ops::kK == 0 && KS % 16 == 0, "slabs hold whole k-steps");
+  static_assert(LD % V == 0 && LD >= TM + V - 1, "staged segments hold any phase");
+  static_assert((LDY * sizeof(T)) % 16 == 0, "staged Y rows stay 16-byte aligned");
+  static_assert(STAGES >= 2, "at least double buffering");
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* sSeg = reinterpret_cast<T*>(smem);   // STAGES × KS × LD
+  T* sY = sSeg + STAGES * KS * LD;        // STAGES × KS × LDY
+
+  const BandTile tc = decode_band_tile<Cfg>(blockIdx.x);
+  if (tc.t0 >= tc.len) return;
+  const int b = blockIdx.z;
+  const int warp = threadIdx.x >> 5, mt = warp % MT, part = warp / MT;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+
+  // Rows u that meet the tile's valid rows: [t0 − w_r, t_end − 1 + w_l] ∩ [0, len).
+  const int t_end = min(tc.t0 + TM, tc.len);
+  TpvSlab sl;
+  const int u_begin = max(0, tc.t0 - WR);
+  sl.u_end = min(tc.len, t_end + WL);
+  const int slabs = ceil_div(sl.u_end - u_begin, KS);
+  // Phase of segment u: X's element of (row u, diagonal w_l + t0 − u) modulo V. Rows of one
+  // residue are D·H (bnhd) or D (bhnd) band rows apart, and the diagonal drops by one per row.
+  const i64 row_stride = Cfg::kLayout == kLayoutBNHD ? i64(tc.D) * Cfg::kHeads : i64(tc.D);
+  sl.step = static_cast<int>((row_stride * Cfg::kDiagonals - 1) & (V - 1));
+  sl.m0 = static_cast<int>((row_offset<Cfg>(b, tc.h, tc.r, Cfg::kDiagonals) + WL + tc.t0) & (V - 1));
+
+  const int tl0 = 16 * mt;       // the warp's first tile row
+  const int tg = tc.t0 + tl0;    // … as a sub-sequence index
+  const bool has_rows = tg < tc.len;
+
+  float acc[NDW][4];
+#pragma unroll
+  for (int n = 0; n < NDW; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < slabs) {
+      TpvSlab at = sl;
+      at.u0 = u_begin + s * KS;
+      stage_tpv_slab<Cfg>(sSeg + s * KS * LD, sY + s * KS * LDY, x, y, b, tc, at);
+    }
+    cp_async_commit();
+  }
+
+  for (int it = 0; it < slabs; ++it) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // slab `it` landed everywhere; the buffer of slab it − 1 is free
+    {
+      const int next = it + STAGES - 1;
+      if (next < slabs) {
+        TpvSlab at = sl;
+        at.u0 = u_begin + next * KS;
+        const int buf = next % STAGES;
+        stage_tpv_slab<Cfg>(sSeg + buf * KS * LD, sY + buf * KS * LDY, x, y, b, tc, at);
+      }
+      cp_async_commit();
+    }
+    if (!has_rows) continue;
+    const int buf = it % STAGES;
+    const T* seg = sSeg + buf * KS * LD;
+    const T* ys = sY + buf * KS * LDY;
+    TpvSlab cur = sl;
+    cur.u0 = u_begin + it * KS;
+
+    // Z += A·Y over the slab's k-steps that meet the warp's band, into `sum`.
+    auto slab_product = [&](float(&sum)[NDW][4]) {
+#pragma unroll
+      for (int kk = 0; kk < KS; kk += Ops::kK) {
+        const int uk = cur.u0 + kk;
+        // The band of rows tg … tg + 15 spans u in [tg − w_r, tg + 15 + w_l].
+        if (uk + Ops::kK - 1 < tg - WR || uk > tg + 15 + WL) continue;
+        // Inside the band for all 16 rows and all kK rows u, and every row u staged.
+        const bool inner = uk >= tg + 15 - WR && uk + Ops::kK - 1 <= tg + WL && uk + Ops::kK <= cur.u_end;
+        typename Ops::AFrag a;
+        if (inner)
+          TransposedA<T>::template load<Cfg, false>(a, seg, cur, kk, tl0, tg);
+        else
+          TransposedA<T>::template load<Cfg, true>(a, seg, cur, kk, tl0, tg);
+#pragma unroll
+        for (int n = 0; n < NDW; ++n) {
+          const int nd = part * NDW + n;
+          if (nd < ND) {
+            typename Ops::BFrag bf;
+            Ops::load_b_kn(bf, ys, LDY, kk, 8 * nd);
+            Ops::mma(sum[n], a, bf);
+          }
+        }
+      }
+    };
+    if constexpr (kSlabPartials) {
+      float part_acc[NDW][4];
+#pragma unroll
+      for (int n = 0; n < NDW; ++n) part_acc[n][0] = part_acc[n][1] = part_acc[n][2] = part_acc[n][3] = 0.f;
+      slab_product(part_acc);
+#pragma unroll
+      for (int n = 0; n < NDW; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[n][e] += part_acc[n][e];
+    } else {
+      slab_product(acc);
+    }
+  }
+  cp_async_wait<0>();  // no copy may outlive the block
+
+#pragma unroll
+  for (int n = 0; n < NDW; ++n) {
+    const int nd = part * NDW + n;
+    if (nd >= ND) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int t = tg + g + 8 * h;
+      if (t >= tc.len) continue;
+      T* dst = z + row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, DH) + 8 * nd + 2 * t4;
+      store_pair(dst, acc[n][2 * h], acc[n][2 * h + 1]);
+    }
+  }
+}
+
+}  // namespace bandjit

@@ -1,0 +1,103 @@
+// Host shim of templates/common.cuh for the SIMT emulator (tests/sim/simt.hpp): the same
+// names, with CUDA built-ins replaced by their documented behaviour. The addressing
+// (row_offset) restates docs/kernels.md. The including test defines __shared__ (empty for
+// `extern __shared__` arrays, `static` for fixed ones) before including a template.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "sim/simt.hpp"
+
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __align__(n) __attribute__((aligned(n)))
+#define threadIdx (::bandjit::sim::thread_idx)
+#define blockIdx (::bandjit::sim::block_idx)
+#define gridDim (::bandjit::sim::grid_dim)
+
+struct uint4 {
+  unsigned x, y, z, w;
+};
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+struct float2 {
+  float x, y;
+};
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline void __syncthreads() { ::bandjit::sim::current->sync.wait(); }
+
+// __shfl_xor_sync over the full warp: every lane deposits its value, then reads its partner's.
+inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+  using namespace ::bandjit::sim;
+  const int t = static_cast<int>(thread_idx.x);
+  std::memcpy(lane_slot(t), &v, sizeof v);
+  warp_sync();
+  float other;
+  std::memcpy(&other, lane_slot((t & ~31) | ((t & 31) ^ lane_mask)), sizeof other);
+  warp_sync();
+  return other;
+}
+
+#if defined(BANDJIT_USE_FP16)
+struct __half {
+  unsigned short bits;
+};
+inline float __half2float(__half h) {
+  _Float16 f;
+  std::memcpy(&f, &h.bits, 2);
+  return static_cast<float>(f);
+}
+inline __half __float2half_rn(float x) {
+  const _Float16 f = static_cast<_Float16>(x);  // round to nearest even
+  __half h;
+  std::memcpy(&h.bits, &f, 2);
+  return h;
+}
+#endif
+
+namespace bandjit {
+
+enum : int { kLayoutBNHD = 0, kLayoutBHND = 1 };
+enum : int { kMaskNone = 0, kMaskBool = 1, kMaskAdditive = 2 };
+
+typedef long long i64;
+
+inline float neg_inf() { return -std::numeric_limits<float>::infinity(); }
+
+inline float to_float(float x) { return x; }
+template <class T> T from_float(float x);
+template <> inline float from_float<float>(float x) { return x; }
+#if defined(BANDJIT_USE_FP16)
+inline float to_float(__half x) { return __half2float(x); }
+template <> inline __half from_float<__half>(float x) { return __float2half_rn(x); }
+#endif
+
+constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+template <class Cfg>
+inline i64 row_offset(int b, int h, int i, int width) {
+  if (Cfg::kLayout == kLayoutBNHD) return ((i64(b) * Cfg::kSeqLen + i) * Cfg::kHeads + h) * width;
+  return ((i64(b) * Cfg::kHeads + h) * Cfg::kSeqLen + i) * width;
+}
+
+// cp.async.cg 16 bytes: copies src_bytes and fills the rest with zeros. Both addresses must be
+// 16-byte aligned; the shim checks that and that src_bytes is in range.
+// The source bytes must lie inside a tensor the test registered (sim::global_ranges).
+inline void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+  if (reinterpret_cast<std::uintptr_t>(smem) % 16 || reinterpret_cast<std::uintptr_t>(gmem) % 16 || src_bytes < 0 ||
+      src_bytes > 16)
+    ::bandjit::sim::fail("cp_async_16: misaligned address or bad size");
+  if (src_bytes > 0) ::bandjit::sim::check_global_read(gmem, static_cast<std::size_t>(src_bytes));
+  std::memcpy(smem, gmem, static_cast<std::size_t>(src_bytes));
+  std::memset(static_cast<char*>(smem) + src_bytes, 0, static_cast<std::size_t>(16 - src_bytes));
+}
+inline void cp_async_commit() {}
+template <int N>
+inline void cp_async_wait() {}
+
+}  // namespace bandjit

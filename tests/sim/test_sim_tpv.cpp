@@ -1,0 +1,174 @@
+// band_tpv's template (templates/band_tpv.cuh, with band_tiles.cuh and vector_io.cuh) run on
+// the CPU by the SIMT emulator, against the float64 reference: the staging of the X
+// segments at their phase, the transposed A fragments, the band-edge checks and the slab
+// pipeline are exercised here without a GPU, on the tiling the generator picks.
+#define BANDJIT_USE_FP16 1
+#define __shared__  // band_tpv uses only the dynamic (extern) shared memory
+#include "bandjit/band_tpv.cuh"
+
+#include <cmath>
+#include <random>
+
+#include "generator/tile_config.hpp"
+#include "reference/band_reference.hpp"
+#include "support/catch.hpp"
+#include "support/problems.hpp"
+
+namespace bandjit {
+alignas(16) unsigned char smem[256 * 1024];  // the block's dynamic shared memory
+}
+
+using namespace bandjit;
+
+namespace {
+
+// The generated struct Cfg of docs/kernels.md for one problem; sizes from the template
+// arguments, tables from the generator's tiling (checked against it by the test).
+template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int TM, int PARTS, int STAGES>
+struct TpvCfg {
+  using T = T_;
+  static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = DH, kWindowLeft = WL, kWindowRight = WR;
+  static constexpr int kDiagonals = WL + WR + 1, kLayout = LAYOUT;
+  static constexpr bool kUniformDilation = DIL > 0;
+  static constexpr int kDilation = DIL > 0 ? DIL : 0;
+  static inline std::vector<int> per_head_dilation, tile_start;
+  static int dilation(int h) { return DIL > 0 ? DIL : per_head_dilation[h]; }
+  static int head_tile_start(int h) { return tile_start[h]; }
+  static constexpr int kThreads = 32 * (TM / 16) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = 32;
+  static constexpr int kStages = STAGES, kValueLD = DH + 8;
+  static constexpr int kVec = 16 / sizeof(T);
+  static constexpr int kStageLD = (TM + kVec - 1 + kVec - 1) / kVec * kVec;
+};
+
+template <class T>
+T to_t(double x) {
+  return from_float<T>(static_cast<float>(x));
+}
+
+template <class Cfg>
+void run_case(Problem p, int tile_rows = 0) {
+  using T = typename Cfg::T;
+  p.dtype = std::is_same_v<T, float> ? DType::float32 : DType::float16;
+  INFO(slug(p));
+  const TpvTiling t = band_tpv_tiling(p, tile_rows);
+  REQUIRE(t.threads == Cfg::kThreads);
+  REQUIRE(t.tile_rows == Cfg::kTileRows);
+  REQUIRE(t.column_parts == Cfg::kColumnParts);
+  REQUIRE(t.slab_rows == Cfg::kSlabRows);
+  REQUIRE(t.stages == Cfg::kStages);
+  REQUIRE(t.stage_ld == Cfg::kStageLD);
+  REQUIRE(t.value_ld == Cfg::kValueLD);
+  REQUIRE(t.shared_bytes <= sizeof(smem));
+  Cfg::tile_start = t.head_tile_start;
+  Cfg::per_head_dilation.clear();
+  for (std::int64_t h = 0; h < p.heads; ++h) Cfg::per_head_dilation.push_back(static_cast<int>(p.dilation_of(h)));
+
+  const auto C = p.diagonals();
+  const std::size_t n_band = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * C);
+  const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  // Slots whose key is outside the sequence hold NaN: band_tpv must never let them in.
+  std::vector<double> x(n_band), y(n_qkv);
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t h = 0; h < p.heads; ++h)
+      for (std::int64_t i = 0; i < p.seq_len; ++i)
+        for (std::int64_t j = 0; j < C; ++j)
+          x[reference::band_index(p, b, h, i, j)] =
+              reference::key_of(p, h, i, j) < 0 ? std::nan("") : u(rng);
+  for (auto& v : y) v = u(rng);
+  // Device tensors (16-byte aligned), and their values as the kernel sees them.
+  std::vector<T, std::allocator<T>> dx(n_band + 16), dy(n_qkv + 16), dz(n_qkv + 16);
+  auto aligned = [](std::vector<T>& v) {
+    auto addr = reinterpret_cast<std::uintptr_t>(v.data());
+    return reinterpret_cast<T*>((addr + 15) / 16 * 16);
+  };
+  T *gx = aligned(dx), *gy = aligned(dy), *gz = aligned(dz);
+  for (std::size_t i = 0; i < n_band; ++i) {
+    gx[i] = to_t<T>(x[i]);
+    x[i] = to_float(gx[i]);
+  }
+  for (std::size_t i = 0; i < n_qkv; ++i) {
+    gy[i] = to_t<T>(y[i]);
+    y[i] = to_float(gy[i]);
+    gz[i] = to_t<T>(std::nan(""));  // poison
+  }
+  sim::global_ranges = {{gx, n_band * sizeof(T)}, {gy, n_qkv * sizeof(T)}};
+  sim::failures.clear();
+  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads,
+              [&] { band_tpv<Cfg>(gx, gy, gz); });
+  for (const auto& f : sim::failures) UNSCOPED_INFO(f);
+  CHECK(sim::failures.empty());
+
+  // NaN at the invalid slots of X would make the reference NaN too: it reads only valid ones.
+  std::vector<double> ref(static_cast<std::size_t>(p.head_dim));
+  double d2 = 0, r2 = 0;
+  std::size_t bad = 0;
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t h = 0; h < p.heads; ++h)
+      for (std::int64_t i = 0; i < p.seq_len; ++i) {
+        reference::band_tpv_row(p, x.data(), y.data(), b, h, i, ref.data());
+        for (std::int64_t k = 0; k < p.head_dim; ++k) {
+          const double out = to_float(gz[reference::qkv_index(p, b, h, i, k)]);
+          if (!std::isfinite(out)) {
+            if (++bad <= 5) UNSCOPED_INFO("row " << i << " head " << h << " batch " << b << " column " << k << ": " << out);
+            continue;
+          }
+          d2 += (out - ref[k]) * (out - ref[k]);
+          r2 += ref[k] * ref[k];
+        }
+      }
+  CHECK(bad == 0);
+  const double rel = std::sqrt(d2 / r2);
+  INFO("relative error " << rel);
+  CHECK(rel <= (std::is_same_v<T, float> ? 1e-6 : 2e-3));
+}
+
+using test::band_problem;
+
+}  // namespace
+
+TEST_CASE("sim: band_tpv float32, w_l != w_r, bnhd", "[sim]") {
+  run_case<TpvCfg<float, 1, 2, 50, 16, 7, 3, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 2, 50, 16, 7, 3));
+}
+
+TEST_CASE("sim: band_tpv float16, per-head dilation, bhnd, two batches", "[sim]") {
+  run_case<TpvCfg<__half, 2, 3, 150, 32, 20, 9, kLayoutBHND, 0, 64, 1, 4>>(
+      band_problem(2, 3, 150, 32, 20, 9, DType::float16, {1, 2, 3}, Layout::bhnd));
+}
+
+TEST_CASE("sim: band_tpv float16, window_right = 0, dilation 2", "[sim]") {
+  run_case<TpvCfg<__half, 1, 2, 100, 64, 40, 0, kLayoutBNHD, 2, 64, 1, 4>>(
+      band_problem(1, 2, 100, 64, 40, 0, DType::float16, {2}));
+}
+
+TEST_CASE("sim: band_tpv float16, window_left = 0 and N < 16", "[sim]") {
+  run_case<TpvCfg<__half, 1, 1, 13, 16, 0, 5, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 13, 16, 0, 5));
+  run_case<TpvCfg<__half, 2, 1, 13, 16, 5, 3, kLayoutBHND, 1, 64, 1, 4>>(
+      band_problem(2, 1, 13, 16, 5, 3, DType::float16, {1}, Layout::bhnd));
+}
+
+TEST_CASE("sim: band_tpv float32, two column parts, window >= N/2", "[sim]") {
+  run_case<TpvCfg<float, 1, 1, 77, 80, 12, 40, kLayoutBNHD, 1, 64, 2, 3>>(band_problem(1, 1, 77, 80, 12, 40));
+}
+
+TEST_CASE("sim: band_tpv float16, dilation * window >= N, 32-row tiles", "[sim]") {
+  run_case<TpvCfg<__half, 1, 2, 90, 16, 30, 31, kLayoutBNHD, 0, 32, 1, 4>>(
+      band_problem(1, 2, 90, 16, 30, 31, DType::float16, {4, 1}), 32);
+}
+
+TEST_CASE("sim: band_tpv float16, long band (several slabs per row group)", "[sim]") {
+  run_case<TpvCfg<__half, 1, 1, 300, 16, 100, 77, kLayoutBHND, 1, 64, 1, 4>>(
+      band_problem(1, 1, 300, 16, 100, 77, DType::float16, {1}, Layout::bhnd));
+}
+
+TEST_CASE("sim: band_tpv at every k-step alignment of the band's edges", "[sim]") {
+  // The first tile's k-steps start at u = 0, so w_r mod 16 (float32: 8) decides where the
+  // band's edges cut them: cover the residues next to the checked/unchecked boundary.
+  run_case<TpvCfg<__half, 1, 1, 70, 16, 3, 14, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 70, 16, 3, 14));
+  run_case<TpvCfg<__half, 1, 1, 70, 16, 17, 15, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 70, 16, 17, 15));
+  run_case<TpvCfg<__half, 1, 1, 70, 16, 1, 30, kLayoutBHND, 1, 64, 1, 4>>(
+      band_problem(1, 1, 70, 16, 1, 30, DType::float16, {1}, Layout::bhnd));
+  run_case<TpvCfg<float, 1, 1, 70, 16, 9, 22, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 1, 70, 16, 9, 22));
+  run_case<TpvCfg<float, 1, 1, 70, 16, 2, 7, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 1, 70, 16, 2, 7));
+}
