@@ -22,6 +22,12 @@ std::string log_level();
 /// for measurements; 0 when unset (the generator's choice). It changes the generated
 /// source, hence the cache key.
 int tile_rows_override();
+/// BANDJIT_REDIS_URL: redis://[[user]:password@]host[:port][/db] of the shared tier;
+/// empty = no Redis tier.
+std::string redis_url();
+/// BANDJIT_REDIS_TIMEOUT_MS: limit of a connect and of each Redis command (1 … 60000,
+/// default 500); past it the tier counts as down.
+int redis_timeout_ms();
 /// Parses "2G", "500M", "64K", "123"; throws Error(usage) on anything else.
 std::uint64_t parse_size(const std::string& text, const char* what);
 
