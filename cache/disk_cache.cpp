@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -245,7 +246,8 @@ FileLock DiskCache::lock(const std::string& key_hash, std::chrono::milliseconds 
     return {};  // put() reports the directory
   }
   if (!untrusted_path_reason(dir_).empty() || !untrusted_path_reason(shard).empty()) return {};
-  return FileLock::acquire(lock_path_of(key_hash), patience);
+  const std::string entry = path_of(key_hash);
+  return FileLock::acquire(lock_path_of(key_hash), patience, [&] { return ::access(entry.c_str(), F_OK) == 0; });
 }
 
 void DiskCache::put(const CacheKey& key, const CacheEntry& entry) const {

@@ -33,8 +33,8 @@ class DiskCache {
   /// file's mtime (the LRU clock).
   std::optional<CacheEntry> get(const CacheKey& key) const;
 
-  /// The build lock of `key_hash` (cache/file_lock.hpp), waiting up to `patience`; holds
-  /// nothing in an untrusted or unwritable directory.
+  /// The build lock of `key_hash` (cache/file_lock.hpp), waiting up to `patience` or until
+  /// the entry appears; holds nothing in an untrusted or unwritable directory.
   FileLock lock(const std::string& key_hash, std::chrono::milliseconds patience) const;
 
   /// Publishes the entry atomically, then evicts least-recently-used entries beyond the cap.

@@ -22,7 +22,8 @@ bool same_file(int fd, const std::string& path) {
 
 }  // namespace
 
-FileLock FileLock::acquire(const std::string& path, std::chrono::milliseconds patience) {
+FileLock FileLock::acquire(const std::string& path, std::chrono::milliseconds patience,
+                           const std::function<bool()>& done) {
   FileLock lock;
   const auto deadline = std::chrono::steady_clock::now() + patience;
   while (true) {
@@ -35,7 +36,7 @@ FileLock FileLock::acquire(const std::string& path, std::chrono::milliseconds pa
         break;
       }
       if (errno != EWOULDBLOCK && errno != EINTR) break;
-      if (std::chrono::steady_clock::now() >= deadline) break;
+      if (std::chrono::steady_clock::now() >= deadline || (done && done())) break;
       std::this_thread::sleep_for(kPoll);
     }
     if (!got) {

@@ -6,16 +6,20 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace bandjit {
 
 class FileLock {
  public:
-  /// Waits up to `patience` for the lock at `path`. The result holds nothing when the
-  /// file cannot be created (a read-only cache) or the wait ran out: the caller then
-  /// builds without it, as before locks existed (a duplicate build, never a wrong one).
-  static FileLock acquire(const std::string& path, std::chrono::milliseconds patience);
+  /// Waits up to `patience` for the lock at `path`, or until `done` says the holder's
+  /// result is there (checked at every poll, so waiters do not queue for the lock only to
+  /// find the result). The result holds nothing then, or when the file cannot be created
+  /// (a read-only cache) or the wait ran out: the caller looks for the result, else builds
+  /// without the lock (a duplicate build, never a wrong one).
+  static FileLock acquire(const std::string& path, std::chrono::milliseconds patience,
+                          const std::function<bool()>& done = {});
 
   FileLock() = default;
   FileLock(FileLock&& other) noexcept;
