@@ -85,6 +85,11 @@ TEST_CASE("redis: URLs are parsed, and malformed ones named", "[redis]") {
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("BANDJIT_REDIS_URL = \"localhost:6379\"") != std::string::npos);
   CHECK(count(r.output, "is not a Redis URL") == 1);  // once, before any kernel
+  const auto t = test::run_command("BANDJIT_REDIS_URL=redis://127.0.0.1 BANDJIT_REDIS_TIMEOUT_MS=2s " + test::cli_path() +
+                                   " pregenerate --arch sm_90 --cache-dir " + dir.path() + " --shapes " +
+                                   test::source_path("tests/shapes/three-problems.json"));
+  CHECK(t.exit_code == 2);
+  CHECK(t.output.find("BANDJIT_REDIS_TIMEOUT_MS = \"2s\"; allowed: milliseconds from 1 to 60000") != std::string::npos);
 }
 
 TEST_CASE("redis: a node with an empty disk takes the kernel from Redis and keeps it on disk", "[redis]") {
