@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "cache/trust.hpp"
 
 namespace bandjit {
 namespace {
@@ -30,9 +31,7 @@ std::string random_suffix() {
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
   const std::filesystem::path target(path);
-  std::error_code ec;
-  std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) fail("cannot create directory", target.parent_path().string(), ec.value());
+  make_directories(target.parent_path().string());
 
   const std::string temp = fmt::format("{}{}{}.{}", path, kTempMarker, ::getpid(), random_suffix());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -64,6 +63,8 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
 }
 
 void ensure_writable_directory(const std::string& dir) {
+  make_directories(dir);
+  require_trusted_directory(dir);
   const std::string probe = fmt::format("{}/.probe{}{}", dir, kTempMarker, ::getpid());
   write_file_atomically(probe, "bandjit");
   ::unlink(probe.c_str());
@@ -77,7 +78,9 @@ bool read_file(const std::string& path, std::string& bytes, FileIdentity* identi
     ::close(fd);
     return false;
   }
-  if (identity) *identity = {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+  if (identity)
+    *identity = {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino),
+                 static_cast<unsigned>(st.st_uid), static_cast<unsigned>(st.st_mode)};
   bytes.resize(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;
   while (done < bytes.size()) {

@@ -18,14 +18,16 @@ void write_file_atomically(const std::string& path, std::string_view bytes);
 
 struct FileIdentity {
   unsigned long long device = 0, inode = 0;
+  unsigned uid = 0, mode = 0;  ///< owner and st_mode, for the trust check (cache/trust.hpp)
 };
 
-/// Creates `dir` if needed and proves it writable by publishing and removing a probe
-/// file; throws Error(io) naming the directory and the system error otherwise.
+/// Creates `dir` if needed, refuses it when another user could write there
+/// (cache/trust.hpp), and proves it writable by publishing and removing a probe file;
+/// throws Error(io) naming the directory and the reason otherwise.
 void ensure_writable_directory(const std::string& dir);
 
 /// Reads a whole file; returns false when it does not exist or cannot be read. `identity`
-/// receives the device and inode of the file that was read.
+/// receives the device, inode, owner and mode of the file that was read.
 bool read_file(const std::string& path, std::string& bytes, FileIdentity* identity = nullptr);
 
 }  // namespace bandjit

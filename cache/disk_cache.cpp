@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,6 +18,7 @@
 #include "bandjit/errors.hpp"
 #include "cache/atomic_file.hpp"
 #include "cache/sha256.hpp"
+#include "cache/trust.hpp"
 #include "runtime/stats.hpp"
 
 namespace fs = std::filesystem;
@@ -41,14 +43,32 @@ bool is_temp_name(const std::string& dir_name, const std::string& name) {
   return name.size() > 64 + marker.size() && name.compare(64, marker.size(), marker) == 0 &&
          is_hex(name.substr(0, 64), 64) && name.compare(0, 2, dir_name) == 0;
 }
+// Build locks (<hash>.lock) count with the temp files: a holder removes its own; one left
+// by a process that was killed is taken over by the next build of that key.
+bool is_lock_name(const std::string& dir_name, const std::string& name) {
+  const std::string suffix = kLockSuffix;
+  return name.size() == 64 + suffix.size() && name.compare(64, suffix.size(), suffix) == 0 &&
+         is_hex(name.substr(0, 64), 64) && name.compare(0, 2, dir_name) == 0;
+}
 
-void warn_once(const std::string& path, const std::string& defect) {
+bool first_time(const std::string& what) {
   static std::mutex mutex;
   static std::set<std::string> seen;
   std::lock_guard<std::mutex> lock(mutex);
-  if (seen.insert(path + defect).second)
+  return seen.insert(what).second;
+}
+
+void warn_once(const std::string& path, const std::string& defect) {
+  if (first_time(path + defect))
     spdlog::warn("bandjit: cache entry {} is unusable ({}); removed, it will be rebuilt", path, defect);
 }
+
+void warn_untrusted_once(const std::string& path, const std::string& why) {
+  if (first_time(path + why))
+    spdlog::warn("bandjit: not using {}: it is {}, so another user could have written it", path, why);
+}
+
+std::string shard_of(const std::string& entry_path) { return fs::path(entry_path).parent_path().string(); }
 
 // Removes `path` only if it is still the file that was read: a concurrent writer may have
 // published a good entry under the same name meanwhile.
@@ -81,7 +101,7 @@ std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* 
       std::error_code ie;
       if (!it->is_regular_file(ie)) continue;
       const std::string name = it->path().filename().string();
-      if (is_temp_name(top_name, name)) {
+      if (is_temp_name(top_name, name) || is_lock_name(top_name, name)) {
         if (temps) temps->push_back(it->path());
       } else if (is_entry_name(top_name, name)) {
         const auto size = it->file_size(ie);
@@ -113,15 +133,25 @@ std::int64_t to_unix(fs::file_time_type t) {
   return sys.time_since_epoch().count();
 }
 
-CacheEntryInfo inspect(const FileRow& row, FileIdentity* identity = nullptr) {
+// `dir_untrusted`: why the cache directory itself is not trusted, "" when it is.
+CacheEntryInfo inspect(const FileRow& row, const std::string& dir_untrusted, FileIdentity* identity = nullptr) {
   CacheEntryInfo info;
   info.path = row.path.string();
   info.bytes = row.bytes;
   info.last_used = to_unix(row.mtime);
   info.key_hash = row.path.stem().string();
   std::string bytes, defect;
-  if (!read_file(info.path, bytes, identity)) {
+  FileIdentity read;
+  if (!read_file(info.path, bytes, &read)) {
     info.defect = "unreadable";
+    return info;
+  }
+  if (identity) *identity = read;
+  std::string why = untrusted_reason(read.uid, read.mode);
+  if (why.empty()) why = untrusted_path_reason(row.path.parent_path().string());
+  if (why.empty()) why = dir_untrusted;
+  if (!why.empty()) {
+    info.defect = "untrusted: " + why;
     return info;
   }
   auto entry = parse_entry(bytes, &defect);
@@ -176,16 +206,28 @@ std::string DiskCache::path_of(const std::string& hash) const {
   return fmt::format("{}/{}/{}{}", dir_, hash.substr(0, 2), hash, kEntrySuffix);
 }
 
+std::string DiskCache::lock_path_of(const std::string& hash) const {
+  return fmt::format("{}/{}/{}{}", dir_, hash.substr(0, 2), hash, kLockSuffix);
+}
+
 std::optional<CacheEntry> DiskCache::get(const CacheKey& key) const {
   const std::string path = path_of(key.hash);
+  for (const std::string& dir : {dir_, shard_of(path)}) {
+    if (const std::string why = untrusted_path_reason(dir); !why.empty()) {
+      warn_untrusted_once(dir, why);
+      counters().untrusted_entries++;
+      return std::nullopt;
+    }
+  }
   std::string bytes, defect;
   FileIdentity identity;
   if (!read_file(path, bytes, &identity)) return std::nullopt;
-  auto entry = parse_entry(bytes, &defect);
-  if (entry && entry->manifest["key"] != key.document) {
-    entry.reset();
-    defect = "stored key document differs from the requested one";
+  if (const std::string why = untrusted_reason(identity.uid, identity.mode); !why.empty()) {
+    warn_untrusted_once(path, why);  // put() will replace it with a file of ours
+    counters().untrusted_entries++;
+    return std::nullopt;
   }
+  auto entry = parse_entry_for_key(bytes, key.document, &defect);
   if (!entry) {
     warn_once(path, defect);
     counters().corrupt_entries++;
@@ -196,8 +238,22 @@ std::optional<CacheEntry> DiskCache::get(const CacheKey& key) const {
   return entry;
 }
 
+FileLock DiskCache::lock(const std::string& key_hash, std::chrono::milliseconds patience) const {
+  const std::string shard = shard_of(path_of(key_hash));
+  try {
+    make_directories(shard);
+  } catch (const Error&) {
+    return {};  // put() reports the directory
+  }
+  if (!untrusted_path_reason(dir_).empty() || !untrusted_path_reason(shard).empty()) return {};
+  const std::string entry = path_of(key_hash);
+  return FileLock::acquire(lock_path_of(key_hash), patience, [&] { return ::access(entry.c_str(), F_OK) == 0; });
+}
+
 void DiskCache::put(const CacheKey& key, const CacheEntry& entry) const {
   const std::string path = path_of(key.hash);
+  require_trusted_directory(dir_);
+  require_trusted_directory(shard_of(path));
   write_file_atomically(path, serialize_entry(entry));
   evict(dir_, max_bytes_, path, nullptr);
 }
@@ -206,7 +262,8 @@ void DiskCache::put(const CacheKey& key, const CacheEntry& entry) const {
 
 std::vector<CacheEntryInfo> list_cache(const std::string& dir) {
   std::vector<CacheEntryInfo> infos;
-  for (const auto& row : entry_files(dir)) infos.push_back(inspect(row));
+  const std::string dir_untrusted = untrusted_path_reason(dir);
+  for (const auto& row : entry_files(dir)) infos.push_back(inspect(row, dir_untrusted));
   std::sort(infos.begin(), infos.end(),
             [](const CacheEntryInfo& a, const CacheEntryInfo& b) { return a.last_used > b.last_used; });
   return infos;
@@ -217,10 +274,11 @@ CacheSummary summarize_cache(const std::string& dir) {
   s.dir = dir;
   s.max_bytes = cache_max_bytes();
   std::vector<fs::path> temps;
+  const std::string dir_untrusted = untrusted_path_reason(dir);
   for (const auto& row : entry_files(dir, &temps)) {
     ++s.entries;
     s.bytes += row.bytes;
-    if (!inspect(row).valid) ++s.invalid;
+    if (!inspect(row, dir_untrusted).valid) ++s.invalid;
   }
   s.temp_files = temps.size();
   return s;
@@ -229,9 +287,12 @@ CacheSummary summarize_cache(const std::string& dir) {
 VerifyReport verify_cache(const std::string& dir, bool remove_invalid) {
   VerifyReport report;
   std::vector<fs::path> temps;
+  // Removing anything from a directory others can write would be a fight over their files.
+  if (remove_invalid) require_trusted_directory(dir);
+  const std::string dir_untrusted = untrusted_path_reason(dir);
   for (const auto& row : entry_files(dir, &temps)) {
     FileIdentity identity;
-    auto info = inspect(row, &identity);
+    auto info = inspect(row, dir_untrusted, &identity);
     if (info.valid) {
       ++report.valid;
       continue;

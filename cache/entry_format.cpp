@@ -73,4 +73,14 @@ std::optional<CacheEntry> parse_entry(std::string_view in, std::string* defect) 
   return entry;
 }
 
+std::optional<CacheEntry> parse_entry_for_key(std::string_view bytes, const nlohmann::json& key_document,
+                                              std::string* defect) {
+  auto entry = parse_entry(bytes, defect);
+  if (entry && entry->manifest["key"] != key_document) {
+    if (defect) *defect = "stored key document differs from the requested one";
+    return std::nullopt;
+  }
+  return entry;
+}
+
 }  // namespace bandjit

@@ -36,4 +36,9 @@ std::string serialize_entry(const CacheEntry& entry);
 /// The entry, or nullopt with `defect` saying what is wrong ("truncated", "checksum mismatch", …).
 std::optional<CacheEntry> parse_entry(std::string_view bytes, std::string* defect);
 
+/// parse_entry, and the stored key document must equal `key_document`: the one check every
+/// tier (disk, Redis, bundle) applies before it hands out a cubin.
+std::optional<CacheEntry> parse_entry_for_key(std::string_view bytes, const nlohmann::json& key_document,
+                                              std::string* defect);
+
 }  // namespace bandjit

@@ -79,6 +79,19 @@ int tile_diagonals_override() {
   return n;
 }
 
+std::string redis_url() { return env("BANDJIT_REDIS_URL"); }
+
+int redis_timeout_ms() {
+  const auto v = env("BANDJIT_REDIS_TIMEOUT_MS");
+  if (v.empty()) return 500;
+  const bool digits = v.size() <= 5 && v.find_first_not_of("0123456789") == std::string::npos;
+  const int ms = digits ? std::stoi(v) : 0;
+  if (ms < 1 || ms > 60000)
+    throw Error(ErrorKind::usage,
+                fmt::format("BANDJIT_REDIS_TIMEOUT_MS = \"{}\"; allowed: milliseconds from 1 to 60000", v));
+  return ms;
+}
+
 std::string log_level() {
   const auto v = env("BANDJIT_LOG_LEVEL");
   return v.empty() ? "warn" : v;

@@ -25,6 +25,12 @@ int tile_rows_override();
 /// BANDJIT_TILE_DIAGONALS: most diagonals per chunk of band_qk/band_pv (16 … 1024), a
 /// tuning knob; 0 when unset.
 int tile_diagonals_override();
+/// BANDJIT_REDIS_URL: redis://[[user]:password@]host[:port][/db] of the shared tier;
+/// empty = no Redis tier.
+std::string redis_url();
+/// BANDJIT_REDIS_TIMEOUT_MS: limit of a connect and of each Redis command (1 … 60000,
+/// default 500); past it the tier counts as down.
+int redis_timeout_ms();
 /// Parses "2G", "500M", "64K", "123"; throws Error(usage) on anything else.
 std::uint64_t parse_size(const std::string& text, const char* what);
 

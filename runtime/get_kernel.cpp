@@ -1,21 +1,15 @@
 // get_kernel, pregenerate and Kernel::launch: the pipeline Problem → Source → Cubin →
-// Module → Kernel, with the memory and disk tiers between the stages.
+// Module → Kernel, with the tiers of runtime/kernel_cache.hpp between the stages.
 #include <chrono>
-#include <ctime>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include "bandjit/bandjit.hpp"
 #include "bandjit/cache.hpp"
-#include "cache/disk_cache.hpp"
-#include "cache/memory_cache.hpp"
 #include "generator/family_registry.hpp"
-#include "runtime/compiler.hpp"
 #include "runtime/config.hpp"
 #include "runtime/kernel_cache.hpp"
-#include "runtime/nvrtc_api.hpp"
 #include "runtime/stats.hpp"
 
 namespace bandjit {
@@ -25,44 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-void init_logging() {
-  static const bool done = [] {
-    spdlog::set_level(spdlog::level::from_str(config::log_level()));
-    return true;
-  }();
-  (void)done;
-}
-
-nlohmann::json make_manifest(const Source& source, const CacheKey& key, const std::string& arch, const Cubin& cubin) {
-  return {
-      {"key", key.document},
-      {"key_hash", key.hash},
-      {"family", source.family},
-      {"kernel_name", source.kernel_name},
-      {"problem", source.name.substr(0, source.name.rfind('.'))},
-      {"arch", arch},
-      {"registers", cubin.registers},
-      {"shared_bytes", source.launch.shared_bytes},
-      {"threads", source.launch.block[0] * source.launch.block[1] * source.launch.block[2]},
-      {"grid", {source.launch.grid[0], source.launch.grid[1], source.launch.grid[2]}},
-      {"nvrtc_log", cubin.log},
-      {"compile_ms", cubin.compile_ms},
-      {"created", static_cast<std::int64_t>(std::time(nullptr))},
-  };
-}
-
-Tuning tuning() {
-  Tuning t;
-  t.tile_rows = config::tile_rows_override();
-  t.tile_diagonals = config::tile_diagonals_override();
-  return t;
-}
-
-MemoryCache<std::shared_ptr<const LoadedModule>>& modules() {
-  static MemoryCache<std::shared_ptr<const LoadedModule>> cache;
-  return cache;
-}
-
 }  // namespace
 
 std::string cache_directory(const std::string& override_dir) {
@@ -71,35 +27,6 @@ std::string cache_directory(const std::string& override_dir) {
 
 std::uint64_t cache_max_bytes() { return config::cache_max_bytes(); }
 
-CacheKey cache_key_of(const Source& source, const std::string& arch) {
-  validate_arch(arch);
-  return make_cache_key(source, arch, compile_options(arch), nvrtc().version);
-}
-
-ObtainedEntry obtain_entry(const Source& source, const CacheKey& key, const std::string& arch,
-                           const Options& options, bool store_must_succeed) {
-  init_logging();
-  DiskCache disk(cache_directory(options.cache_dir), config::cache_max_bytes());
-  if (options.disk_cache) {
-    if (auto entry = disk.get(key)) {
-      counters().disk_hits++;
-      return {std::move(*entry), key.hash, Origin::disk};
-    }
-  }
-  const Cubin cubin = compile(source, arch);
-  ObtainedEntry out{{make_manifest(source, key, arch, cubin), cubin.image}, key.hash, Origin::compiled};
-  if (options.disk_cache) {
-    try {
-      disk.put(key, out.entry);
-    } catch (const Error& e) {
-      counters().disk_write_failures++;
-      if (store_must_succeed) throw;
-      spdlog::warn("bandjit: kernel compiled but not cached: {}", e.message());
-    }
-  }
-  return out;
-}
-
 std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Options& options, KernelInfo* info) {
   const auto started = Clock::now();
   CUcontext ctx = ensure_context();
@@ -107,7 +34,7 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
   // The memory key needs the disk key; computing it costs a SHA-256 of the source (µs).
   const CacheKey key = cache_key_of(source, arch);
   Origin origin = Origin::memory;
-  auto result = modules().get_or_create(fmt::format("{}@{}", key.hash, static_cast<const void*>(ctx)), [&] {
+  auto result = module_cache().get_or_create(module_cache_key(key.hash, ctx), [&] {
     auto obtained = obtain_entry(source, key, arch, options, false);
     origin = obtained.origin;
     return load_module(obtained.entry.cubin, source.kernel_name, source.launch);
@@ -140,7 +67,7 @@ std::vector<std::string> families() {
 }
 
 Kernel get_kernel(std::string_view family, const Problem& problem, const Options& options) {
-  const Source source = find_family(family).generate(problem, tuning());
+  const Source source = find_family(family).generate(problem, current_tuning());
   KernelInfo info;
   auto module = obtain_module(source, options, &info);
   return Kernel(std::move(module), std::move(info), problem);
@@ -148,14 +75,8 @@ Kernel get_kernel(std::string_view family, const Problem& problem, const Options
 
 PregenerateResult pregenerate(std::string_view family, const Problem& problem, const Options& options) {
   const auto started = Clock::now();
-  const Source source = find_family(family).generate(problem, tuning());
-  std::string arch = options.arch;
-  if (arch.empty()) {
-    if (!gpu_available())
-      throw Error(ErrorKind::usage, "no GPU found to take the target from; pass the target (--arch sm_90)");
-    ensure_context();
-    arch = current_arch();
-  }
+  const Source source = find_family(family).generate(problem, current_tuning());
+  const std::string arch = resolve_arch(options);
   Options opts = options;
   opts.disk_cache = true;
   const auto obtained = obtain_entry(source, cache_key_of(source, arch), arch, opts, true);
@@ -163,7 +84,7 @@ PregenerateResult pregenerate(std::string_view family, const Problem& problem, c
 }
 
 std::string emit_source(std::string_view family, const Problem& problem, bool standalone) {
-  const Source source = find_family(family).generate(problem, tuning());
+  const Source source = find_family(family).generate(problem, current_tuning());
   return standalone ? standalone_text(source) : source.text;
 }
 

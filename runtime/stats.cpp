@@ -17,6 +17,9 @@ Stats stats() {
   s.compiles = c.compiles;
   s.corrupt_entries = c.corrupt_entries;
   s.disk_write_failures = c.disk_write_failures;
+  s.untrusted_entries = c.untrusted_entries;
+  s.remote_hits = c.remote_hits;
+  s.remote_failures = c.remote_failures;
   return s;
 }
 
@@ -27,6 +30,9 @@ void reset_stats() {
   c.compiles = 0;
   c.corrupt_entries = 0;
   c.disk_write_failures = 0;
+  c.untrusted_entries = 0;
+  c.remote_hits = 0;
+  c.remote_failures = 0;
 }
 
 }  // namespace bandjit

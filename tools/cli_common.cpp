@@ -13,6 +13,7 @@
 #include "bandjit/errors.hpp"
 #include "generator/family_registry.hpp"
 #include "runtime/driver_api.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc_api.hpp"
 
 namespace bandjit::cli {
@@ -52,6 +53,7 @@ std::string origin_name(Origin origin) {
   switch (origin) {
     case Origin::memory: return "memory";
     case Origin::disk: return "cache";
+    case Origin::remote: return "redis";
     case Origin::compiled: return "compiled";
   }
   return "?";
@@ -77,6 +79,8 @@ void require_gpu(const char* command) {
   if (!gpu_available())
     throw Error(ErrorKind::driver_failed, fmt::format("{} needs a GPU: no CUDA driver or device found", command));
 }
+
+void check_configuration() { redis_tier(); }
 
 nlohmann::json run_environment() {
   char host[256] = {0};

@@ -1,6 +1,7 @@
 // Shared pieces of the `bandjit` subcommands.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,12 +53,18 @@ void check_output_file(const std::string& path);
 /// Fails early (Error driver_failed) for commands that need a GPU, naming the command.
 void require_gpu(const char* command);
 
+/// Fails early (Error usage) on a malformed BANDJIT_REDIS_URL or BANDJIT_REDIS_TIMEOUT_MS,
+/// rather than once per kernel.
+void check_configuration();
+
 /// Environment facts recorded next to results: time, host, GPU (if any), NVRTC, bandjit.
 nlohmann::json run_environment();
 
 void add_pregenerate(CLI::App& app, int& exit_code);
 void add_warmup(CLI::App& app, int& exit_code);
 void add_cache(CLI::App& app, int& exit_code);
+/// `cache export` and `cache import`; `dir` is the `cache --cache-dir` option.
+void add_cache_bundle(CLI::App& cache, const std::shared_ptr<std::string>& dir, int& exit_code);
 void add_emit(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_families(CLI::App& app, int& exit_code);

@@ -1,4 +1,4 @@
-// bandjit cache list|stats|verify|prune|clear
+// bandjit cache list|stats|verify|prune|clear (export and import: cmd_cache_bundle.cpp)
 #include <ctime>
 #include <iostream>
 
@@ -82,6 +82,8 @@ void add_cache(CLI::App& app, int& exit_code) {
     std::cout << fmt::format("clear: removed {} files\n", clear_cache(cache_directory(*dir)));
     exit_code = kOk;
   });
+
+  add_cache_bundle(*cache, dir, exit_code);
 }
 
 }  // namespace bandjit::cli

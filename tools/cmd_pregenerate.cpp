@@ -35,6 +35,7 @@ int run_pregenerate(const PregenerateArgs& args) {
     throw Error(ErrorKind::usage, "no GPU found to take the target from; pass the target (--arch sm_90)");
   if (!args.arch.empty()) validate_arch(args.arch);
   check_output_file(args.json);
+  check_configuration();
   ensure_writable_directory(cache_directory(args.cache_dir));
   Options options;
   options.arch = args.arch;
@@ -43,25 +44,34 @@ int run_pregenerate(const PregenerateArgs& args) {
 
   std::mutex print;
   std::atomic<std::size_t> next{0};
-  std::atomic<int> compiled{0}, cached{0}, failed{0};
+  std::atomic<int> compiled{0}, cached{0}, from_redis{0}, failed{0};
+  // A write that failed (full disk, unwritable cache) fails every later kernel too: stop.
+  std::atomic<bool> io_failed{false};
+  std::string io_error;
+  reset_stats();
   nlohmann::json rows = nlohmann::json::array();
   std::vector<nlohmann::json> results(jobs.size());
   const auto started = std::chrono::steady_clock::now();
   auto work = [&] {
-    for (std::size_t idx = next++; idx < jobs.size(); idx = next++) {
+    for (std::size_t idx = next++; idx < jobs.size() && !io_failed; idx = next++) {
       const Job& job = jobs[idx];
       nlohmann::json row = {{"family", job.family}, {"problem", slug(job.problem)}, {"file", job.file}};
       std::string line;
       try {
         const auto r = pregenerate(job.family, job.problem, options);
         (r.origin == Origin::compiled ? compiled : cached)++;
-        row["outcome"] = r.origin == Origin::compiled ? "compiled" : "cached";
+        from_redis += r.origin == Origin::remote;
+        const char* outcome = r.origin == Origin::compiled ? "compiled" : r.origin == Origin::remote ? "redis" : "cached";
+        row["outcome"] = outcome;
         row["seconds"] = r.seconds;
         row["key_hash"] = r.key_hash;
-        line = fmt::format("{:<8} {:<21} {}  {:.3f} s", r.origin == Origin::compiled ? "compiled" : "cached",
-                           job.family, slug(job.problem), r.seconds);
+        line = fmt::format("{:<8} {:<21} {}  {:.3f} s", outcome, job.family, slug(job.problem), r.seconds);
       } catch (const Error& e) {
         failed++;
+        if (e.kind() == ErrorKind::io && !io_failed.exchange(true)) {
+          std::lock_guard<std::mutex> lock(print);
+          io_error = e.what();
+        }
         row["outcome"] = "failed";
         row["error"] = e.what();
         line = fmt::format("{:<8} {:<21} {}\n{}", "FAILED", job.family, slug(job.problem), e.what());
@@ -80,8 +90,9 @@ int run_pregenerate(const PregenerateArgs& args) {
   int evicted = 0;
   for (const auto& r : results)
     if (r.contains("key_hash") && !std::filesystem::exists(cache.path_of(r["key_hash"].get<std::string>()))) ++evicted;
-  std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s\n",
-                           jobs.size(), compiled.load(), cached.load(), failed.load(), seconds);
+  std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s{}\n",
+                           jobs.size(), compiled.load(), cached.load(), failed.load(), seconds,
+                           from_redis ? fmt::format(" ({} of the loaded came from Redis)", from_redis.load()) : "");
   if (evicted)
     std::cout << fmt::format("pregenerate: the cache's size cap ({} bytes) already evicted {} of these kernels; "
                              "raise BANDJIT_CACHE_MAX_SIZE\n", cache_max_bytes(), evicted);
@@ -94,10 +105,17 @@ int run_pregenerate(const PregenerateArgs& args) {
                            {"seconds", seconds},
                            {"compiled", compiled.load()},
                            {"cached", cached.load()},
+                           {"from_redis", from_redis.load()},
+                           {"nvrtc_compiles", stats().compiles},
+                           {"redis_failures", stats().remote_failures},
                            {"failed", failed.load()},
                            {"evicted", evicted},
                            {"kernels", rows}});
   }
+  if (io_failed)
+    throw Error(ErrorKind::io, fmt::format("stopped: the cache could not be written, so the other kernels were "
+                                           "not built; the entries already published are whole\n{}",
+                                           io_error));
   return failed > 0 || evicted > 0 ? kFailed : kOk;
 }
 

@@ -30,8 +30,8 @@ struct DevicePtr {
   DevicePtr(unsigned long long a) : address(a) {}                             // NOLINT
 };
 
-/// Where get_kernel found the kernel.
-enum class Origin { memory, disk, compiled };
+/// Where get_kernel found the kernel: remote = the Redis tier (BANDJIT_REDIS_URL).
+enum class Origin { memory, disk, remote, compiled };
 
 /// What a kernel is and how it launches; also stored in the cache entry's manifest.
 struct KernelInfo {
@@ -115,8 +115,11 @@ struct Stats {
   std::uint64_t memory_hits = 0;
   std::uint64_t disk_hits = 0;
   std::uint64_t compiles = 0;
-  std::uint64_t corrupt_entries = 0;  ///< found on disk, removed and rebuilt
+  std::uint64_t corrupt_entries = 0;  ///< found on disk or in Redis, removed and rebuilt
   std::uint64_t disk_write_failures = 0;
+  std::uint64_t untrusted_entries = 0;  ///< not read: another user could have written them
+  std::uint64_t remote_hits = 0;        ///< entries that came from Redis
+  std::uint64_t remote_failures = 0;    ///< Redis calls that failed or timed out (a miss each)
 };
 Stats stats();
 void reset_stats();

@@ -242,3 +242,21 @@ TEST_CASE("disk_cache: an entry with a malformed manifest is reported, not fatal
   CHECK(verify_cache(dir.path(), true).invalid.size() == 1);
   CHECK(list_cache(dir.path()).empty());
 }
+
+TEST_CASE("disk_cache: one build lock per key; released on scope exit, its file removed", "[disk_cache]") {
+  test::TempDir dir;
+  const DiskCache cache(dir.path(), 1 << 30);
+  const std::string hash(64, 'a');
+  {
+    const FileLock first = cache.lock(hash, std::chrono::milliseconds(0));
+    REQUIRE(first.held());
+    CHECK(fs::exists(cache.lock_path_of(hash)));
+    const auto started = std::chrono::steady_clock::now();
+    const FileLock second = cache.lock(hash, std::chrono::milliseconds(200));
+    CHECK_FALSE(second.held());  // waited, then gave up: the caller builds without it
+    CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(200));
+    CHECK(summarize_cache(dir.path()).temp_files == 1);  // counted with the unfinished writes
+  }
+  CHECK_FALSE(fs::exists(cache.lock_path_of(hash)));
+  CHECK(cache.lock(hash, std::chrono::milliseconds(0)).held());
+}

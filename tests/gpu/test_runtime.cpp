@@ -2,7 +2,9 @@
 #include <thread>
 
 #include "bandjit/bandjit.hpp"
+#include "bandjit/bundle.hpp"
 #include "check/device_buffer.hpp"
+#include "runtime/driver_api.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
 #include "support/run_command.hpp"
@@ -104,4 +106,53 @@ TEST_CASE("runtime: launch checks its arguments", "[runtime]") {
       CHECK(std::string(e.what()).find("out of range: 1 … 65535") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("runtime: a process warmed from a bundle finds every kernel in memory, compiling nothing", "[runtime][bundle]") {
+  test::TempDir dir;
+  const std::vector<BundleKernel> kernels = {{"band_qk", test::band_problem(1, 3, 130, 32, 9, 9, DType::float16)},
+                                             {"band_softmax", test::band_problem(1, 3, 130, 32, 9, 9, DType::float16)},
+                                             {"band_pv", test::band_problem(1, 3, 130, 32, 9, 9, DType::float16)}};
+  Options build;
+  build.cache_dir = dir / "build-cache";
+  const auto made = export_bundle(dir / "k.bundle", kernels, build, 2);
+  REQUIRE(made.kernels == 3);
+  reset_stats();
+  const auto loaded = load_bundle(dir / "k.bundle");
+  CHECK(loaded.kernels == 3);
+  Options serve;
+  serve.cache_dir = dir / "empty";  // nothing on disk: a miss would compile
+  for (const auto& k : kernels) CHECK(get_kernel(k.family, k.problem, serve).info().origin == Origin::memory);
+  CHECK(stats().compiles == 0);
+  CHECK(stats().disk_hits == 0);
+
+  // The same from the command line, in a fresh process.
+  test::write_text(dir / "s.json", R"({"name": "s", "problems": [{"batch": 1, "heads": 3, "seq_len": 130,
+      "head_dim": 32, "window_left": 9, "window_right": 9, "dtype": "float16"}]})");
+  const auto r = test::run_cli("warmup --bundle " + dir / "k.bundle" + " --shapes " + dir / "s.json" + " --cache-dir " +
+                               dir / "empty");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("bundle: 3 kernels") != std::string::npos);
+  CHECK(r.output.find("0 compiled, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("runtime: a bundle for another arch is refused, naming both", "[runtime][bundle]") {
+  test::TempDir dir;
+  ensure_context();
+  const std::string here = current_arch();
+  Options other;
+  other.arch = here == "sm_80" ? "sm_90" : "sm_80";
+  other.cache_dir = dir / "cache";
+  export_bundle(dir / "other.bundle", {{"band_softmax", tiny()}}, other, 1);
+  try {
+    load_bundle(dir / "other.bundle");
+    FAIL("loaded a bundle for " << other.arch << " on " << here);
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::invalid_problem);
+    CHECK(std::string(e.what()).find("made for " + other.arch) != std::string::npos);
+    CHECK(std::string(e.what()).find("targets " + here) != std::string::npos);
+  }
+  const auto r = test::run_cli("warmup --bundle " + dir / "other.bundle");
+  CHECK(r.exit_code == 3);
 }

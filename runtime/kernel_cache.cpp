@@ -1,0 +1,153 @@
+// The tiers between Source and Cubin: disk, Redis, NVRTC, and who builds a missing key.
+#include "runtime/kernel_cache.hpp"
+
+#include <ctime>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "bandjit/cache.hpp"
+#include "cache/disk_cache.hpp"
+#include "cache/redis_tier.hpp"
+#include "runtime/compiler.hpp"
+#include "runtime/config.hpp"
+#include "runtime/driver_api.hpp"
+#include "runtime/nvrtc_api.hpp"
+#include "runtime/stats.hpp"
+
+namespace bandjit {
+namespace {
+
+// How long a process waits for another one of its host that builds the same key; NVRTC
+// takes seconds, and a dead holder frees the lock at once.
+constexpr auto kLockPatience = std::chrono::minutes(5);
+
+void init_logging() {
+  static const bool done = [] {
+    spdlog::set_level(spdlog::level::from_str(config::log_level()));
+    return true;
+  }();
+  (void)done;
+}
+
+nlohmann::json make_manifest(const Source& source, const CacheKey& key, const std::string& arch, const Cubin& cubin) {
+  return {
+      {"key", key.document},
+      {"key_hash", key.hash},
+      {"family", source.family},
+      {"kernel_name", source.kernel_name},
+      {"problem", source.name.substr(0, source.name.rfind('.'))},
+      {"arch", arch},
+      {"registers", cubin.registers},
+      {"shared_bytes", source.launch.shared_bytes},
+      {"threads", source.launch.block[0] * source.launch.block[1] * source.launch.block[2]},
+      {"grid", {source.launch.grid[0], source.launch.grid[1], source.launch.grid[2]}},
+      {"nvrtc_log", cubin.log},
+      {"compile_ms", cubin.compile_ms},
+      {"created", static_cast<std::int64_t>(std::time(nullptr))},
+  };
+}
+
+}  // namespace
+
+Tuning current_tuning() {
+  Tuning t;
+  t.tile_rows = config::tile_rows_override();
+  t.tile_diagonals = config::tile_diagonals_override();
+  return t;
+}
+
+std::string resolve_arch(const Options& options) {
+  if (!options.arch.empty()) return options.arch;
+  if (!gpu_available())
+    throw Error(ErrorKind::usage, "no GPU found to take the target from; pass the target (--arch sm_90)");
+  ensure_context();
+  return current_arch();
+}
+
+CacheKey cache_key_of(const Source& source, const std::string& arch) {
+  validate_arch(arch);
+  return make_cache_key(source, arch, compile_options(arch), nvrtc().version);
+}
+
+std::shared_ptr<RedisTier> redis_tier() {
+  static std::mutex mutex;
+  static std::string url_of_tier;
+  static std::shared_ptr<RedisTier> tier;
+  const std::string url = config::redis_url();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (url != url_of_tier || (!tier && !url.empty())) {  // tests change the environment
+    tier = url.empty() ? nullptr
+                       : std::make_shared<RedisTier>(parse_redis_url(url),
+                                                     std::chrono::milliseconds(config::redis_timeout_ms()));
+    url_of_tier = url;
+  }
+  return tier;
+}
+
+ObtainedEntry obtain_entry(const Source& source, const CacheKey& key, const std::string& arch,
+                           const Options& options, bool store_must_succeed) {
+  init_logging();
+  const DiskCache disk(cache_directory(options.cache_dir), config::cache_max_bytes());
+  auto from_disk = [&]() -> std::optional<ObtainedEntry> {
+    if (!options.disk_cache) return std::nullopt;
+    auto entry = disk.get(key);
+    if (!entry) return std::nullopt;
+    counters().disk_hits++;
+    return ObtainedEntry{std::move(*entry), key.hash, Origin::disk};
+  };
+  auto store_on_disk = [&](const CacheEntry& entry) {
+    if (!options.disk_cache) return;
+    try {
+      disk.put(key, entry);
+    } catch (const Error& e) {
+      counters().disk_write_failures++;
+      if (store_must_succeed) throw;
+      spdlog::warn("bandjit: kernel obtained but not cached on disk: {}", e.message());
+    }
+  };
+  auto from_remote = [&](CacheEntry entry) {
+    store_on_disk(entry);
+    return ObtainedEntry{std::move(entry), key.hash, Origin::remote};
+  };
+
+  if (auto hit = from_disk()) return std::move(*hit);
+  const auto remote = redis_tier();
+  if (remote) {
+    if (auto entry = remote->get(key)) return from_remote(std::move(*entry));
+  }
+  // A miss everywhere: one builder per host (file lock), then one per fleet (Redis lock);
+  // the others pick up its entry.
+  const FileLock local = options.disk_cache ? disk.lock(key.hash, kLockPatience) : FileLock();
+  if (auto hit = from_disk()) return std::move(*hit);
+  RedisTier::Claim claim;
+  if (remote) {
+    claim = remote->claim(key);
+    if (claim.entry) return from_remote(std::move(*claim.entry));
+  }
+  struct Release {
+    RedisTier* tier;
+    const CacheKey& key;
+    const RedisTier::Claim& claim;
+    ~Release() {
+      if (tier && claim.mine) tier->release(key, claim.token);
+    }
+  } release{remote.get(), key, claim};
+  const Cubin cubin = compile(source, arch);
+  ObtainedEntry out{{make_manifest(source, key, arch, cubin), cubin.image}, key.hash, Origin::compiled};
+  if (remote) remote->put(key, out.entry);
+  store_on_disk(out.entry);
+  return out;
+}
+
+MemoryCache<std::shared_ptr<const LoadedModule>>& module_cache() {
+  static MemoryCache<std::shared_ptr<const LoadedModule>> cache;
+  return cache;
+}
+
+std::string module_cache_key(const std::string& key_hash, const void* context) {
+  return fmt::format("{}@{}", key_hash, context);
+}
+
+}  // namespace bandjit
