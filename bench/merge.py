@@ -9,11 +9,13 @@ import json
 import os
 import sys
 
-KEY = ("batch", "heads", "seq_len", "head_dim", "window_left", "window_right", "dilation", "dtype")
+KEY = ("batch", "heads", "seq_len", "head_dim", "window_left", "window_right", "dilation", "dtype", "runtime_batch")
+DEFAULTS = {"dilation": 1, "runtime_batch": False}
 
 
 def key_of(p):
-    return tuple(p.get(k, 1 if k == "dilation" else None) for k in KEY)
+    # runtime_batch is part of the key: a run-time-batch kernel is its own row (peers have none)
+    return tuple(p.get(k, DEFAULTS.get(k)) for k in KEY)
 
 
 def main(bandjit_path, peers_path, out):
