@@ -145,7 +145,10 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows) {
   // 16-bit types with one column part: ≤ 85 registers, so six blocks (24 warps) fit an SM
   // and the seed problem's 768 tiles run in one wave. Otherwise ≤ 128 registers. Never more
   // blocks than the SM's shared memory holds (228 KiB, 1 KiB reserved per block).
-  const int wanted = p.dtype != DType::float32 && t.column_parts == 1 && t.tile_rows == 64 ? 6
+  // Per-head dilation tables and head_dim 48-style n-tile counts need a few more registers
+  // (spills at 80): five blocks (≤ 102) there.
+  const bool lean = p.uniform_dilation() && p.head_dim % 32 == 0;
+  const int wanted = p.dtype != DType::float32 && t.column_parts == 1 && t.tile_rows == 64 ? (lean ? 6 : 5)
                      : t.threads <= 128                                                  ? 4
                                                                                          : 1;
   t.min_blocks = std::max(1, std::min(wanted, static_cast<int>(228 * 1024 / (t.shared_bytes + 1024))));

@@ -1,0 +1,60 @@
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bandjit/bandjit.h"
+#include "support/catch.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+const char* kProblem =
+    R"({"batch":1,"heads":2,"seq_len":96,"head_dim":32,"window_left":7,"window_right":3,"dtype":"float16"})";
+
+std::string summary(const std::string& dir) {
+  std::size_t needed = 0;
+  REQUIRE(bandjit_cache_summary_json(dir.c_str(), nullptr, 0, &needed) == BANDJIT_ERROR_USAGE);
+  std::string text(needed, '\0');
+  REQUIRE(bandjit_cache_summary_json(dir.c_str(), text.data(), text.size(), &needed) == BANDJIT_OK);
+  text.resize(needed - 1);
+  return text;
+}
+}  // namespace
+
+TEST_CASE("capi: validation errors carry the field, the status and the message", "[capi]") {
+  CHECK(bandjit_validate_problem(kProblem) == BANDJIT_OK);
+  CHECK(std::string(bandjit_last_error()).empty());
+  CHECK(bandjit_validate_problem(R"({"batch":0,"heads":2,"seq_len":96,"head_dim":32,"window_left":7,)"
+                                 R"("window_right":3,"dtype":"float16"})") == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("batch") != std::string::npos);
+  CHECK(bandjit_validate_problem("not json") == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(bandjit_validate_problem(nullptr) == BANDJIT_ERROR_USAGE);
+  CHECK(std::string(bandjit_last_error()).find("problem_json") != std::string::npos);
+  CHECK(std::string(bandjit_version()) == "0.1.0");
+}
+
+TEST_CASE("capi: pregenerate compiles into the cache once, then finds it", "[capi]") {
+  bandjit::test::TempDir dir;
+  int compiled = -1;
+  REQUIRE(bandjit_pregenerate("band_qk", kProblem, "sm_90", dir.path().c_str(), &compiled) == BANDJIT_OK);
+  CHECK(compiled == 1);
+  REQUIRE(bandjit_pregenerate("band_qk", kProblem, "sm_90", dir.path().c_str(), &compiled) == BANDJIT_OK);
+  CHECK(compiled == 0);
+  const auto doc = nlohmann::json::parse(summary(dir.path()));
+  CHECK(doc["entries"] == 1);
+  CHECK(doc["invalid"] == 0);
+  CHECK(bandjit_pregenerate("band_nope", kProblem, "sm_90", dir.path().c_str(), nullptr) ==
+        BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("band_qk") != std::string::npos);  // lists the known families
+  CHECK(bandjit_pregenerate("band_qk", kProblem, "sm_75", dir.path().c_str(), nullptr) ==
+        BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("sm_75") != std::string::npos);
+}
+
+TEST_CASE("capi: null handles and pointers are usage errors, never crashes", "[capi]") {
+  CHECK(bandjit_get_kernel("band_qk", kProblem, nullptr, nullptr) == BANDJIT_ERROR_USAGE);
+  CHECK(bandjit_kernel_launch(nullptr, nullptr, nullptr, 0, 0) == BANDJIT_ERROR_USAGE);
+  CHECK(bandjit_kernel_info_json(nullptr, nullptr, 0, nullptr) == BANDJIT_ERROR_USAGE);
+  bandjit_kernel_free(nullptr);
+  bandjit_kernel* k = reinterpret_cast<bandjit_kernel*>(0x1);
+  CHECK(bandjit_get_kernel(nullptr, kProblem, nullptr, &k) == BANDJIT_ERROR_USAGE);
+}
