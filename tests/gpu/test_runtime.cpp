@@ -1,6 +1,7 @@
 #include <atomic>
 #include <thread>
 
+#include "bandjit/bandjit.h"
 #include "bandjit/bandjit.hpp"
 #include "bandjit/bundle.hpp"
 #include "check/device_buffer.hpp"
@@ -155,4 +156,25 @@ TEST_CASE("runtime: a bundle for another arch is refused, naming both", "[runtim
   }
   const auto r = test::run_cli("warmup --bundle " + dir / "other.bundle");
   CHECK(r.exit_code == 3);
+}
+
+TEST_CASE("runtime: the C ABI loads, describes and launches a kernel", "[runtime]") {
+  const char* problem =
+      R"({"batch":1,"heads":2,"seq_len":96,"head_dim":32,"window_left":7,"window_right":7,"dtype":"float16"})";
+  bandjit_kernel* kernel = nullptr;
+  REQUIRE(bandjit_get_kernel("band_qk", problem, nullptr, &kernel) == BANDJIT_OK);
+  REQUIRE(kernel != nullptr);
+  std::size_t needed = 0;
+  CHECK(bandjit_kernel_info_json(kernel, nullptr, 0, &needed) == BANDJIT_ERROR_USAGE);
+  std::string info(needed, '\0');
+  REQUIRE(bandjit_kernel_info_json(kernel, info.data(), info.size(), &needed) == BANDJIT_OK);
+  CHECK(info.find(R"("arguments":["q","k","s"])") != std::string::npos);
+  DeviceBuffer a(1 << 16), b(1 << 16), c(1 << 20);
+  const std::uint64_t two[] = {a.ptr(), b.ptr()};
+  CHECK(bandjit_kernel_launch(kernel, nullptr, two, 2, 0) == BANDJIT_ERROR_USAGE);
+  CHECK(std::string(bandjit_last_error()).find("q, k, s") != std::string::npos);
+  const std::uint64_t three[] = {a.ptr(), b.ptr(), c.ptr()};
+  CHECK(bandjit_kernel_launch(kernel, nullptr, three, 3, 0) == BANDJIT_OK);
+  CHECK(bandjit_kernel_launch(kernel, nullptr, three, 3, 2) == BANDJIT_ERROR_USAGE);  // batch baked in
+  bandjit_kernel_free(kernel);
 }
