@@ -5,27 +5,13 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "cache/little_endian.hpp"
 #include "cache/sha256.hpp"
 
 namespace bandjit {
 namespace {
 
 constexpr char kMagic[8] = {'B', 'J', 'K', 'B', 'U', 'N', 'D', 'L'};
-
-template <class U>
-void put(std::string& out, U value) {
-  for (std::size_t i = 0; i < sizeof(U); ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-template <class U>
-bool get(std::string_view in, std::size_t& pos, U& value) {
-  if (in.size() - pos < sizeof(U)) return false;
-  value = 0;
-  for (std::size_t i = 0; i < sizeof(U); ++i)
-    value |= static_cast<U>(static_cast<unsigned char>(in[pos + i])) << (8 * i);
-  pos += sizeof(U);
-  return true;
-}
 
 [[noreturn]] void reject(const std::string& path, const std::string& defect) {
   throw Error(ErrorKind::io,
@@ -60,8 +46,8 @@ std::string serialize_bundle(const Bundle& bundle) {
                                            {"kernels", kernels}}
                                 .dump();
   std::string out(kMagic, sizeof(kMagic));
-  put<std::uint32_t>(out, kBundleFormatVersion);
-  put<std::uint64_t>(out, index.size());
+  put_le<std::uint32_t>(out, kBundleFormatVersion);
+  put_le<std::uint64_t>(out, index.size());
   out += index;
   const Digest d = sha256(out);
   out.append(reinterpret_cast<const char*>(d.data()), d.size());
@@ -76,10 +62,10 @@ Bundle parse_bundle(std::string_view in, const std::string& path) {
   std::size_t pos = sizeof(kMagic);
   std::uint32_t version = 0;
   std::uint64_t index_size = 0;
-  if (!get(in, pos, version)) reject(path, "truncated (no version)");
+  if (!get_le(in, pos, version)) reject(path, "truncated (no version)");
   if (version != kBundleFormatVersion)
     reject(path, fmt::format("bundle format version {} (this build reads {})", version, kBundleFormatVersion));
-  if (!get(in, pos, index_size) || in.size() - pos < index_size || in.size() - pos - index_size < 32)
+  if (!get_le(in, pos, index_size) || in.size() - pos < index_size || in.size() - pos - index_size < 32)
     reject(path, "truncated (index)");
   const std::string_view index_text = in.substr(pos, index_size);
   pos += index_size;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cache/little_endian.hpp"
 #include "cache/sha256.hpp"
 
 namespace bandjit {
@@ -11,30 +12,15 @@ namespace {
 
 constexpr char kMagic[8] = {'B', 'J', 'K', 'C', 'A', 'C', 'H', 'E'};
 
-template <class U>
-void put(std::string& out, U value) {
-  for (std::size_t i = 0; i < sizeof(U); ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-template <class U>
-bool get(std::string_view in, std::size_t& pos, U& value) {
-  if (in.size() - pos < sizeof(U)) return false;
-  value = 0;
-  for (std::size_t i = 0; i < sizeof(U); ++i)
-    value |= static_cast<U>(static_cast<unsigned char>(in[pos + i])) << (8 * i);
-  pos += sizeof(U);
-  return true;
-}
-
 }  // namespace
 
 std::string serialize_entry(const CacheEntry& entry) {
   const std::string manifest = entry.manifest.dump();
   std::string out(kMagic, sizeof(kMagic));
-  put<std::uint32_t>(out, kEntryFormatVersion);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(manifest.size()));
+  put_le<std::uint32_t>(out, kEntryFormatVersion);
+  put_le<std::uint32_t>(out, static_cast<std::uint32_t>(manifest.size()));
   out += manifest;
-  put<std::uint64_t>(out, entry.cubin.size());
+  put_le<std::uint64_t>(out, entry.cubin.size());
   out += entry.cubin;
   const Digest d = sha256(out);
   out.append(reinterpret_cast<const char*>(d.data()), d.size());
@@ -51,13 +37,13 @@ std::optional<CacheEntry> parse_entry(std::string_view in, std::string* defect) 
   std::size_t pos = sizeof(kMagic);
   std::uint32_t version = 0, manifest_size = 0;
   std::uint64_t payload_size = 0;
-  if (!get(in, pos, version)) return fail("truncated (no version)");
+  if (!get_le(in, pos, version)) return fail("truncated (no version)");
   if (version != kEntryFormatVersion)
     return fail(fmt::format("format version {} (this build reads {})", version, kEntryFormatVersion));
-  if (!get(in, pos, manifest_size) || in.size() - pos < manifest_size) return fail("truncated (manifest)");
+  if (!get_le(in, pos, manifest_size) || in.size() - pos < manifest_size) return fail("truncated (manifest)");
   const std::string_view manifest = in.substr(pos, manifest_size);
   pos += manifest_size;
-  if (!get(in, pos, payload_size) || in.size() - pos < payload_size) return fail("truncated (payload)");
+  if (!get_le(in, pos, payload_size) || in.size() - pos < payload_size) return fail("truncated (payload)");
   pos += payload_size;
   if (in.size() - pos != 32) return fail(in.size() - pos < 32 ? "truncated (checksum)" : "trailing bytes");
   const Digest d = sha256(in.substr(0, pos));

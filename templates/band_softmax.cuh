@@ -39,38 +39,57 @@ __device__ __forceinline__ float fast_exp2(float x) {  // ex2.approx: relative e
   return y;
 }
 
+// The band row of the thread group of band_softmax / band_softmax_backward this thread is
+// in: blocks of kRowsPerBlock rows over one batch (grid.z = batch, which may be a launch
+// argument), the row's (b, h, i), its diagonals [jlo, jhi) whose key lies in the sequence
+// (key(i, j) = i + D·(j − w_l)), and its 16-byte pieces.
+template <class Cfg>
+struct SoftmaxRow {
+  int lr, b, h, i, D, jlo, jhi, mis, pieces;
+  bool active;  // inactive threads still join the reductions
+  i64 row, first, total;
+  __device__ __forceinline__ SoftmaxRow() {
+    constexpr int R = Cfg::kRowThreads, RPB = Cfg::kRowsPerBlock, V = Vec<typename Cfg::T>::kElems;
+    constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
+    constexpr i64 kRowsPerBatch = i64(H) * N;
+    lr = threadIdx.x % R;
+    const i64 row_in_batch = i64(blockIdx.x) * RPB + threadIdx.x / R;
+    active = row_in_batch < kRowsPerBatch;
+    row = blockIdx.z * kRowsPerBatch + row_in_batch;
+    total = i64(gridDim.z) * kRowsPerBatch * C;  // elements of the band tensor
+    if (Cfg::kLayout == kLayoutBNHD) {
+      h = int(row % H);
+      i = int((row / H) % N);
+    } else {
+      i = int(row % N);
+      h = int((row / N) % H);
+    }
+    b = int(row / (i64(H) * N));
+    D = Cfg::dilation(active ? h : 0);
+    jlo = active ? max(0, WL - i / D) : 0;
+    jhi = active ? min(C, WL + (N - 1 - i) / D + 1) : 0;
+    const i64 start = row * C;
+    mis = misalignment<typename Cfg::T>(start);
+    first = start - mis;
+    pieces = active ? (mis + C + V - 1) / V : 0;
+  }
+};
+
 template <class Cfg>
 __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename Cfg::T* p, const void* mask) {
   using T = typename Cfg::T;
-  constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, RPB = Cfg::kRowsPerBlock, V = Vec<T>::kElems;
-  constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
-  constexpr i64 kRowsPerBatch = i64(H) * N;  // grid.z = batch: the batch may be a launch argument
+  constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, V = Vec<T>::kElems;
+  constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, WL = Cfg::kWindowLeft;
   // Values are kept in the log2 domain: x = (scale·s + add)·log2(e), P = 2^(x − max).
   constexpr float kLog2e = 1.4426950408889634f, kScaleLog2e = Cfg::kScale * kLog2e;
   __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
 
-  const int lr = threadIdx.x % R;
-  const i64 row_in_batch = i64(blockIdx.x) * RPB + threadIdx.x / R;
-  const bool active = row_in_batch < kRowsPerBatch;  // inactive threads still join the reductions
-  const i64 row = blockIdx.z * kRowsPerBatch + row_in_batch;
-  const i64 total = i64(gridDim.z) * kRowsPerBatch * C;  // elements of S (and P)
-  int b, h, i;
-  if (Cfg::kLayout == kLayoutBNHD) {
-    h = int(row % H);
-    i = int((row / H) % N);
-  } else {
-    i = int(row % N);
-    h = int((row / N) % H);
-  }
-  b = int(row / (i64(H) * N));
-  const int D = Cfg::dilation(active ? h : 0);
-  // key(i, j) = i + D·(j − w_l) lies in [0, N) exactly for jlo ≤ j < jhi.
-  const int jlo = active ? max(0, WL - i / D) : 0, jhi = active ? min(C, WL + (N - 1 - i) / D + 1) : 0;
-
-  const i64 start = row * C;
-  const int mis = misalignment<T>(start);
-  const i64 first = start - mis;
-  const int pieces = active ? (mis + C + V - 1) / V : 0;
+  const SoftmaxRow<Cfg> sr;
+  const int lr = sr.lr, b = sr.b, h = sr.h, i = sr.i, D = sr.D, jlo = sr.jlo, jhi = sr.jhi, mis = sr.mis,
+            pieces = sr.pieces;
+  const bool active = sr.active;
+  const i64 row = sr.row, first = sr.first;
+  const i64 total = sr.total;  // elements of S (and P)
 
   float x[NV][V];
   float mx = neg_inf();

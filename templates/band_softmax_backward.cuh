@@ -17,33 +17,16 @@ __device__ __forceinline__ void band_softmax_backward(const typename Cfg::T* __r
                                                       const typename Cfg::T* dp, typename Cfg::T* ds,
                                                       const void* mask) {
   using T = typename Cfg::T;
-  constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, RPB = Cfg::kRowsPerBlock, V = Vec<T>::kElems;
-  constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
-  constexpr i64 kRowsPerBatch = i64(H) * N;  // grid.z = batch: the batch may be a launch argument
+  constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, V = Vec<T>::kElems;
+  constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, WL = Cfg::kWindowLeft;
   __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
 
-  const int lr = threadIdx.x % R;
-  const i64 row_in_batch = i64(blockIdx.x) * RPB + threadIdx.x / R;
-  const bool active = row_in_batch < kRowsPerBatch;  // inactive threads still join the reduction
-  const i64 row = blockIdx.z * kRowsPerBatch + row_in_batch;
-  const i64 kTotal = i64(gridDim.z) * kRowsPerBatch * C;  // elements of P (and dP, dS)
-  int b, h, i;
-  if (Cfg::kLayout == kLayoutBNHD) {
-    h = int(row % H);
-    i = int((row / H) % N);
-  } else {
-    i = int(row % N);
-    h = int((row / N) % H);
-  }
-  b = int(row / (i64(H) * N));
-  const int D = Cfg::dilation(active ? h : 0);
-  // key(i, j) = i + D·(j − w_l) lies in [0, N) exactly for jlo ≤ j < jhi.
-  const int jlo = active ? max(0, WL - i / D) : 0, jhi = active ? min(C, WL + (N - 1 - i) / D + 1) : 0;
-
-  const i64 start = row * C;
-  const int mis = misalignment<T>(start);
-  const i64 first = start - mis;
-  const int pieces = active ? (mis + C + V - 1) / V : 0;
+  const SoftmaxRow<Cfg> sr;
+  const int lr = sr.lr, b = sr.b, h = sr.h, i = sr.i, D = sr.D, jlo = sr.jlo, jhi = sr.jhi, mis = sr.mis,
+            pieces = sr.pieces;
+  const bool active = sr.active;
+  const i64 row = sr.row, first = sr.first;
+  const i64 kTotal = sr.total;  // elements of P (and dP, dS)
 
   float pv[NV][V], gv[NV][V];
   unsigned allowed[NV];  // bit c: slot j_first + c takes part
