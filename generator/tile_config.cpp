@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+
 namespace bandjit {
 namespace {
 
@@ -82,6 +86,13 @@ BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals) {
     }
     if (t.shared_bytes <= budget) break;
   }
+  // A tuning override (rows, diagonals) can ask for more than an SM holds: say so here
+  // rather than let the launch fail (the template adds 8·TM static bytes).
+  if (t.shared_bytes + 8u * static_cast<std::uint32_t>(t.tile_rows) > kMaxSharedBytes)
+    throw Error(ErrorKind::invalid_problem,
+                fmt::format("band_qk needs {} bytes of shared memory with {} rows per tile (BANDJIT_TILE_ROWS) "
+                            "for head_dim {} {}; at most {} fit an SM: use BANDJIT_TILE_ROWS=32",
+                            t.shared_bytes, t.tile_rows, p.head_dim, to_string(p.dtype), kMaxSharedBytes));
   // Registers: 64 per thread keep four blocks per SM for 16-bit head_dim ≤ 64 without
   // spills; wider Q fragments or 3xTF32 need up to 128.
   const std::uint32_t by_smem = kMaxSharedBytes / (t.shared_bytes + 1024);

@@ -19,8 +19,8 @@ struct BandTiling {
   int min_blocks = 1;        ///< band_qk: __launch_bounds__ blocks per SM (caps registers)
   int run_tiles = 1;         ///< band_qk: consecutive row tiles per block, the next one's rows prefetched
   int block_rows() const { return tile_rows * run_tiles; }
-  int column_parts = 1;      ///< band_pv: warps that split the head_dim columns of a row group  ///< MW: m-tiles of 16 rows each band_qk warp multiplies (1 or 2)
-  int stage_ld = 0;          ///< row stride (elements) of the staged S/P rows: TJ + one 16-byte phase
+  int column_parts = 1;      ///< band_pv: warps that split the head_dim columns of a row group
+  int stage_ld = 0;          ///< row stride (elements) of the staged S/P rows, slack included
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
   int tiles_per_batch = 0;   ///< grid.x
   std::uint32_t shared_bytes = 0;
@@ -33,10 +33,11 @@ int tiles_per_residue(std::int64_t seq_len, std::int64_t dilation, int tile_rows
 int balanced_chunk(std::int64_t diagonals, int max_chunk);
 
 /// tile_rows, max_diagonals: Tuning overrides (0: the generator decides). A chunk limit
-/// skips the occupancy budgets; the tile must still fit the SM's shared memory.
+/// skips the occupancy budgets; a band_qk tile that still does not fit the SM's shared
+/// memory (64 rows, float32, head_dim ≥ 192) throws Error(invalid_problem) naming the knob.
 BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0);
-/// Whether band_qk keeps its Q fragments in registers (≤ 64 per thread) and reuses Q's
-/// shared memory for the S staging tile.
+/// Whether band_qk keeps its Q fragments in registers (≤ 64 per thread); float32 with
+/// head_dim > 64 reads them from the staged Q tile per n-tile instead.
 bool qk_q_in_registers(const Problem& problem);
 /// m-tiles per band_qk warp: 2 for 16-bit types up to head_dim 128 (one K fragment feeds two
 /// products), else 1.

@@ -22,7 +22,7 @@ struct ObtainedEntry {
   Origin origin = Origin::compiled;
 };
 
-/// The generator's tuning knobs from the environment (BANDJIT_TILE_ROWS).
+/// The generator's tuning knobs from the environment (BANDJIT_TILE_ROWS, BANDJIT_TILE_DIAGONALS).
 Tuning current_tuning();
 
 /// The target of `options`, else the current GPU's; Error(usage) without either.

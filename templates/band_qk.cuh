@@ -97,6 +97,7 @@ __device__ __forceinline__ void band_qk(const typename Cfg::T* __restrict__ q,
   static_assert(LDS >= TJ + 45 && LDS % V == 0 && MARGIN % V == 0, "staged rows keep their slack");
   static_assert((kRingElems + 2 * kQElems + kStageElems) * sizeof(T) <= Cfg::kSharedBytes,
                 "the generator's shared-memory size covers the layout");
+  static_assert(Cfg::kSharedBytes + 8 * TM <= 227 * 1024, "dynamic and static shared memory fit an SM");
 
   extern __shared__ __align__(16) unsigned char smem[];
   T* sK = reinterpret_cast<T*>(smem);  // ring: key u0 + x of the first tile at row x mod RING

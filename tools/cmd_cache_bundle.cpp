@@ -24,13 +24,14 @@ nlohmann::json to_json(const BundleReport& r, const char* command) {
 
 void add_cache_bundle(CLI::App& cache, const std::shared_ptr<std::string>& dir, int& exit_code) {
   struct ExportArgs {
-    std::vector<std::string> shapes;
+    std::vector<std::string> shapes, ops;
     std::string arch, output, json;
     int jobs = 0;
   };
   auto ex = std::make_shared<ExportArgs>();
   auto* exp = cache.add_subcommand("export", "Write the kernels of shape files into one bundle file (no GPU needed)");
   exp->add_option("--shapes", ex->shapes, "Shape files (SPEC §6)")->required()->check(CLI::ExistingFile);
+  exp->add_option("--ops", ex->ops, kOpsHelp);
   exp->add_option("--arch", ex->arch, "Target, e.g. sm_90 (default: the current GPU's)");
   exp->add_option("-o,--output", ex->output, "Bundle file to write")->required();
   exp->add_option("-j,--jobs", ex->jobs, "Parallel compiles of missing kernels (default: CPU count)")
@@ -40,7 +41,7 @@ void add_cache_bundle(CLI::App& cache, const std::shared_ptr<std::string>& dir, 
     check_output_file(ex->json);
     check_configuration();
     std::vector<BundleKernel> kernels;
-    for (const auto& job : jobs_from_shape_files(ex->shapes)) kernels.push_back({job.family, job.problem});
+    for (const auto& job : jobs_from_shape_files(ex->shapes, ex->ops)) kernels.push_back({job.family, job.problem});
     Options options;
     options.arch = ex->arch;
     options.cache_dir = *dir;

@@ -24,7 +24,7 @@ TEST_CASE("shapes: the four shape files load as they are", "[shapes]") {
     }
   }
   // The project's own lists load too: the GPU tests and `check` read them.
-  CHECK(load_shape_file(source_path("tests/shapes/edge-cases.json")).entries.size() == 65);
+  CHECK(load_shape_file(source_path("tests/shapes/edge-cases.json")).entries.size() == 69);
   CHECK(load_shape_file(source_path("bench/shapes/issue-3.json")).entries.size() >= 9);
   const ShapeFile charlm = load_shape_file(source_path("shapes/longformer-charlm-small.json"));
   const Problem& dilated = charlm.entries[5].problem;

@@ -1,6 +1,7 @@
 #include <map>
 #include <set>
 
+#include "bandjit/errors.hpp"
 #include "generator/tile_config.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -141,4 +142,22 @@ TEST_CASE("tiling: band_tpv's warps, segments and shared memory", "[tiling]") {
   CHECK(seed.tiles_per_batch == 768);
   CHECK(seed.min_blocks == 6);
   CHECK(seed.shared_bytes == 36864);
+}
+
+TEST_CASE("tiling: tuning overrides fit an SM or are refused by name", "[tiling]") {
+  for (DType dt : {DType::float32, DType::float16})
+    for (std::int64_t dh : {16, 64, 128, 192, 256})
+      for (int rows : {0, 32, 64})
+        for (int diagonals : {0, 16, 1024}) {
+          const Problem p = make(5000, 700, 300, {1}, dt, dh);
+          INFO("dtype " << to_string(dt) << " head_dim " << dh << " rows " << rows << " diagonals " << diagonals);
+          try {
+            const BandTiling qk = band_qk_tiling(p, rows, diagonals);
+            CHECK(qk.shared_bytes + 8u * static_cast<std::uint32_t>(qk.tile_rows) <= kMaxSharedBytes);
+          } catch (const Error& e) {
+            CHECK(rows == 64);  // only the 64-row tile can outgrow an SM
+            CHECK(std::string(e.what()).find("BANDJIT_TILE_ROWS") != std::string::npos);
+          }
+          CHECK(band_pv_tiling(p, rows, diagonals).shared_bytes <= kMaxSharedBytes);
+        }
 }
