@@ -9,8 +9,8 @@ function(bandjit_embed_templates)
   add_custom_command(
     OUTPUT ${E_OUTPUT}
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${E_OUTPUT} -DDIR=${E_DIR} "-DFILES=${E_FILES}"
-            -P ${CMAKE_SOURCE_DIR}/cmake/embed_templates_script.cmake
-    DEPENDS ${inputs} ${CMAKE_SOURCE_DIR}/cmake/embed_templates_script.cmake
+            -P ${PROJECT_SOURCE_DIR}/cmake/embed_templates_script.cmake
+    DEPENDS ${inputs} ${PROJECT_SOURCE_DIR}/cmake/embed_templates_script.cmake
     COMMENT "Embedding CUDA templates"
     VERBATIM)
 endfunction()
