@@ -94,7 +94,12 @@ int redis_timeout_ms() {
 
 std::string log_level() {
   const auto v = env("BANDJIT_LOG_LEVEL");
-  return v.empty() ? "warn" : v;
+  if (v.empty()) return "warn";
+  // spdlog reads an unknown name as "off": refuse it instead of silencing the log.
+  for (const char* known : {"trace", "debug", "info", "warn", "error", "critical", "off"})
+    if (v == known) return v;
+  throw Error(ErrorKind::usage,
+              fmt::format("BANDJIT_LOG_LEVEL = \"{}\"; allowed: trace, debug, info, warn, error, critical, off", v));
 }
 
 }  // namespace bandjit::config

@@ -12,6 +12,7 @@
 
 #include "bandjit/errors.hpp"
 #include "generator/family_registry.hpp"
+#include "runtime/config.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/nvrtc_api.hpp"
@@ -80,7 +81,10 @@ void require_gpu(const char* command) {
     throw Error(ErrorKind::driver_failed, fmt::format("{} needs a GPU: no CUDA driver or device found", command));
 }
 
-void check_configuration() { redis_tier(); }
+void check_configuration() {
+  config::log_level();
+  redis_tier();
+}
 
 nlohmann::json run_environment() {
   char host[256] = {0};

@@ -93,6 +93,7 @@ int run_pregenerate(const PregenerateArgs& args) {
   std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s{}\n",
                            jobs.size(), compiled.load(), cached.load(), failed.load(), seconds,
                            from_redis ? fmt::format(" ({} of the loaded came from Redis)", from_redis.load()) : "");
+  std::cout << fmt::format("pregenerate: cache directory {}\n", cache.dir());
   if (evicted)
     std::cout << fmt::format("pregenerate: the cache's size cap ({} bytes) already evicted {} of these kernels; "
                              "raise BANDJIT_CACHE_MAX_SIZE\n", cache_max_bytes(), evicted);
