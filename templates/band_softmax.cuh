@@ -39,6 +39,38 @@ __device__ __forceinline__ float fast_exp2(float x) {  // ex2.approx: relative e
   return y;
 }
 
+// One 16-byte piece of a band tensor at element `at` (16-byte aligned); the tensor's last
+// piece may be cut short at `total` elements: only what exists is read (the rest is 0).
+template <class T>
+__device__ __forceinline__ uint4 load_row_piece(const T* g, i64 at, i64 total) {
+  constexpr int V = Vec<T>::kElems;
+  uint4 raw = make_uint4(0, 0, 0, 0);
+  if (at + V <= total) {
+    raw = *reinterpret_cast<const uint4*>(g + at);
+  } else {
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      if (at + c < total) reinterpret_cast<T*>(&raw)[c] = g[at + c];
+  }
+  return raw;
+}
+
+// Stores a row's 16-byte piece whose first element is row slot j_first (may be < 0); a
+// piece shared with a neighbour row writes only this row's slots [0, C), so rows processed
+// in place never clobber each other.
+template <class T, int C>
+__device__ __forceinline__ void store_row_piece(T* g, i64 at, int j_first, const uint4& raw) {
+  constexpr int V = Vec<T>::kElems;
+  if (j_first >= 0 && j_first + V <= C) {
+    *reinterpret_cast<uint4*>(g + at) = raw;
+  } else {
+    const T* out = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+      if (j_first + c >= 0 && j_first + c < C) g[at + c] = out[c];
+  }
+}
+
 // The band row of the thread group of band_softmax / band_softmax_backward this thread is
 // in: blocks of kRowsPerBlock rows over one batch (grid.z = batch, which may be a launch
 // argument), the row's (b, h, i), its diagonals [jlo, jhi) whose key lies in the sequence
@@ -97,18 +129,9 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
   for (int e = 0; e < NV; ++e) {
     const int piece = lr + e * R;
     const int j_first = piece * V - mis;
-    uint4 raw = make_uint4(0, 0, 0, 0);
-    const T* in = reinterpret_cast<const T*>(&raw);
     const i64 at = first + i64(piece) * V;
-    if (piece < pieces) {
-      if (at + V <= total) {
-        raw = *reinterpret_cast<const uint4*>(s + at);
-      } else {  // the tensor's last piece: read only what exists
-#pragma unroll
-        for (int c = 0; c < V; ++c)
-          if (at + c < total) reinterpret_cast<T*>(&raw)[c] = s[at + c];
-      }
-    }
+    const uint4 raw = piece < pieces ? load_row_piece(s, at, total) : make_uint4(0, 0, 0, 0);
+    const T* in = reinterpret_cast<const T*>(&raw);
     if (Cfg::kKeyMask == kMaskNone && piece < pieces && j_first >= jlo && j_first + V <= jhi) {
 #pragma unroll
       for (int c = 0; c < V; ++c) x[e][c] = to_float(in[c]) * kScaleLog2e;  // every slot allowed
@@ -160,13 +183,7 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
     T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
     for (int c = 0; c < V; ++c) out[c] = from_float<T>(x[e][c] * inv);
-    if (j_first >= 0 && j_first + V <= C) {
-      *reinterpret_cast<uint4*>(p + first + i64(piece) * V) = raw;
-    } else {  // a piece shared with a neighbour row: only this row's elements
-#pragma unroll
-      for (int c = 0; c < V; ++c)
-        if (j_first + c >= 0 && j_first + c < C) p[first + i64(piece) * V + c] = out[c];
-    }
+    store_row_piece<T, C>(p, first + i64(piece) * V, j_first, raw);
   }
 }
 

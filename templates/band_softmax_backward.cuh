@@ -35,23 +35,11 @@ __device__ __forceinline__ void band_softmax_backward(const typename Cfg::T* __r
   for (int e = 0; e < NV; ++e) {
     const int piece = lr + e * R;
     const int j_first = piece * V - mis;
-    uint4 raw_p = make_uint4(0, 0, 0, 0), raw_g = make_uint4(0, 0, 0, 0);
+    const i64 at = first + i64(piece) * V;
+    const uint4 raw_p = piece < pieces ? load_row_piece(p, at, kTotal) : make_uint4(0, 0, 0, 0);
+    const uint4 raw_g = piece < pieces ? load_row_piece(dp, at, kTotal) : make_uint4(0, 0, 0, 0);
     const T* in_p = reinterpret_cast<const T*>(&raw_p);
     const T* in_g = reinterpret_cast<const T*>(&raw_g);
-    const i64 at = first + i64(piece) * V;
-    if (piece < pieces) {
-      if (at + V <= kTotal) {
-        raw_p = *reinterpret_cast<const uint4*>(p + at);
-        raw_g = *reinterpret_cast<const uint4*>(dp + at);
-      } else {  // the tensor's last piece: read only what exists
-#pragma unroll
-        for (int c = 0; c < V; ++c)
-          if (at + c < kTotal) {
-            reinterpret_cast<T*>(&raw_p)[c] = p[at + c];
-            reinterpret_cast<T*>(&raw_g)[c] = dp[at + c];
-          }
-      }
-    }
     allowed[e] = 0;
 #pragma unroll
     for (int c = 0; c < V; ++c) {
@@ -85,13 +73,7 @@ __device__ __forceinline__ void band_softmax_backward(const typename Cfg::T* __r
 #pragma unroll
     for (int c = 0; c < V; ++c)
       out[c] = from_float<T>((allowed[e] >> c) & 1u ? Cfg::kScale * pv[e][c] * (gv[e][c] - dot) : 0.f);
-    if (j_first >= 0 && j_first + V <= C) {
-      *reinterpret_cast<uint4*>(ds + first + i64(piece) * V) = raw;
-    } else {  // a piece shared with a neighbour row: only this row's elements
-#pragma unroll
-      for (int c = 0; c < V; ++c)
-        if (j_first + c >= 0 && j_first + c < C) ds[first + i64(piece) * V + c] = out[c];
-    }
+    store_row_piece<T, C>(ds, first + i64(piece) * V, j_first, raw);
   }
 }
 
