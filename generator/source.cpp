@@ -111,4 +111,17 @@ nlohmann::json band_key_fields(const Problem& p) {
   return doc;
 }
 
+void set_band_tile_launch(Source& s, const Problem& p, int tiles_per_batch, int threads, std::uint32_t shared_bytes) {
+  s.launch.grid[0] = static_cast<std::uint32_t>(tiles_per_batch);
+  s.launch.grid[2] = static_cast<std::uint32_t>(p.batch);
+  s.launch.block[0] = static_cast<std::uint32_t>(threads);
+  s.launch.shared_bytes = shared_bytes;
+  s.key_fields = band_key_fields(p);
+  s.key_fields["head_dim"] = p.head_dim;
+}
+
+std::string head_tile_start_member(const Problem& p) {
+  return p.uniform_dilation() ? "" : "  __device__ static int head_tile_start(int h) { return bj_head_tile_start[h]; }\n";
+}
+
 }  // namespace bandjit

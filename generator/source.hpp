@@ -59,4 +59,13 @@ std::string band_constant_tables(const Problem& problem, const std::vector<int>*
 /// Problem fields that every band family's code depends on.
 nlohmann::json band_key_fields(const Problem& problem);
 
+/// Launch of a tiled band family (band_qk, band_pv, band_tpv): grid (tiles per batch, 1,
+/// batch), `threads` per block, `shared_bytes` of dynamic shared memory; key fields are the
+/// band's and head_dim.
+void set_band_tile_launch(Source& source, const Problem& problem, int tiles_per_batch, int threads,
+                          std::uint32_t shared_bytes);
+
+/// The Cfg member that reads the per-head tile table; "" for a uniform dilation.
+std::string head_tile_start_member(const Problem& problem);
+
 }  // namespace bandjit
