@@ -13,6 +13,31 @@
 
 using namespace bandjit;
 
+namespace {
+// Runs job(i) for every (family, problem) job on all cores; returns "family slug: error"
+// for each job that threw.
+template <class Job>
+std::vector<std::string> run_jobs(const std::vector<std::pair<std::string, Problem>>& jobs, Job job) {
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  auto work = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      try {
+        job(i);
+      } catch (const Error& e) {
+        std::lock_guard<std::mutex> lock(mutex);
+        failures.push_back(jobs[i].first + " " + slug(jobs[i].second) + ": " + e.what());
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+  for (auto& t : pool) t.join();
+  return failures;
+}
+}  // namespace
+
 TEST_CASE("nvrtc: every kernel of the four shape files compiles for sm_90", "[nvrtc]") {
   std::vector<std::pair<std::string, Problem>> jobs;
   for (const char* file : {"shapes/longformer-base-4096.json", "shapes/longformer-large-4096.json",
@@ -25,23 +50,9 @@ TEST_CASE("nvrtc: every kernel of the four shape files compiles for sm_90", "[nv
   Options options;
   options.arch = "sm_90";
   options.cache_dir = dir.path();
-  std::atomic<std::size_t> next{0};
-  std::mutex mutex;
-  std::vector<std::string> failures;
   std::vector<Origin> origins(jobs.size());
-  auto work = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      try {
-        origins[i] = pregenerate(jobs[i].first, jobs[i].second, options).origin;
-      } catch (const Error& e) {
-        std::lock_guard<std::mutex> lock(mutex);
-        failures.push_back(jobs[i].first + " " + slug(jobs[i].second) + ": " + e.what());
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
-  for (auto& t : pool) t.join();
+  const auto failures =
+      run_jobs(jobs, [&](std::size_t i) { origins[i] = pregenerate(jobs[i].first, jobs[i].second, options).origin; });
   for (const auto& f : failures) UNSCOPED_INFO(f);
   CHECK(failures.empty());
   // Problems that differ only in fields a family ignores share one kernel; all the rest compiled.
@@ -69,27 +80,14 @@ TEST_CASE("nvrtc: every backward kernel of the edge cases and longformer-base co
   Options options;
   options.arch = "sm_90";
   options.cache_dir = dir.path();
-  std::atomic<std::size_t> next{0};
-  std::mutex mutex;
-  std::vector<std::string> failures;
-  auto work = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      try {
-        const Source s = find_family(jobs[i].first).generate(jobs[i].second);
-        const Cubin c = compile(s, "sm_90");
-        // No kernel may spill: ptxas reports it in the log.
-        if (std::regex_search(c.log, std::regex("[1-9][0-9]* bytes spill")))
-          throw Error(ErrorKind::compile_failed, "spills registers: " + c.log);
-        if (c.log.find("spill") == std::string::npos) throw Error(ErrorKind::compile_failed, "no ptxas report: " + c.log);
-      } catch (const Error& e) {
-        std::lock_guard<std::mutex> lock(mutex);
-        failures.push_back(jobs[i].first + " " + slug(jobs[i].second) + ": " + e.what());
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
-  for (auto& t : pool) t.join();
+  const auto failures = run_jobs(jobs, [&](std::size_t i) {
+    const Source s = find_family(jobs[i].first).generate(jobs[i].second);
+    const Cubin c = compile(s, "sm_90");
+    // No kernel may spill: ptxas reports it in the log.
+    if (std::regex_search(c.log, std::regex("[1-9][0-9]* bytes spill")))
+      throw Error(ErrorKind::compile_failed, "spills registers: " + c.log);
+    if (c.log.find("spill") == std::string::npos) throw Error(ErrorKind::compile_failed, "no ptxas report: " + c.log);
+  });
   for (const auto& f : failures) UNSCOPED_INFO(f);
   CHECK(failures.empty());
 }
