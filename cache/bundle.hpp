@@ -33,7 +33,7 @@ inline constexpr std::uint32_t kBundleFormatVersion = 1;
 
 struct BundledKernel {
   std::string family;
-  nlohmann::json problem;  ///< canonical JSON of the Problem (to_json)
+  nlohmann::json problem;  ///< canonical parameters (band families: the Problem's to_json)
   std::string key_hash;
   CacheEntry entry;
 };

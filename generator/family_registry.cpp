@@ -1,23 +1,110 @@
 #include "generator/family_registry.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bandjit/errors.hpp"
+#include "generator/problem_json.hpp"
 
 namespace bandjit {
+namespace {
+
+const char* const kBandReference = "reference/band_reference.cpp (float64, SPEC §3)";
+
+std::vector<Family> make_families() {
+  std::vector<Family> families = {
+      {"band_qk", kBandSet, "S[i,j] = scale * sum_k Q[i,k] K[i+D(j-wl),k]; -inf off the sequence (SPEC 3.1)",
+       kBandReference, {"q", "k", "s"}, &generate_band_qk},
+      {"band_softmax", kBandSet, "P[i,:] = softmax(scale*S[i,:] + M[i,:]); masked rows give zeros (SPEC 3.2)",
+       kBandReference, {"s", "p", "[mask: key_mask]"}, &generate_band_softmax},
+      {"band_pv", kBandSet, "O[i,k] = sum_j P[i,j] V[i+D(j-wl),k] over valid slots (SPEC 3.3)", kBandReference,
+       {"p", "v", "o"}, &generate_band_pv},
+      {"band_tpv", kBandSet, "Z[i,k] = sum_j X[s,C-1-j] Y[s,k], s = i+D(j-wr), over valid s (SPEC 3.4)",
+       kBandReference, {"x", "y", "z"}, &generate_band_tpv},
+      {"band_softmax_backward", kBandSet,
+       "dS = scale * P (dP - rowsum(dP P)) on allowed slots, 0 elsewhere (SPEC 3.4)", kBandReference,
+       {"p", "dp", "ds", "[mask: key_mask]"}, &generate_band_softmax_backward},
+  };
+  for (const auto& f : row_families()) families.push_back(f);
+  return families;
+}
+
+std::vector<ParameterInfo> band_parameters() {
+  return {
+      {"batch", "integer", fmt::format("1 … {}", Limits::max_batch), "", "B, sequences per call"},
+      {"heads", "integer", fmt::format("1 … {}", Limits::max_heads), "", "H"},
+      {"seq_len", "integer", fmt::format("1 … {}", Limits::max_seq_len), "", "N, tokens per sequence"},
+      {"head_dim", "integer",
+       fmt::format("{} … {}, a multiple of {}", Limits::min_head_dim, Limits::max_head_dim, Limits::head_dim_multiple),
+       "", "Dh, features per head"},
+      {"window_left", "integer", "0 … N-1", "", "w_l, keys to the left"},
+      {"window_right", "integer", "0 … N-1", "", "w_r, keys to the right (0 = causal)"},
+      {"dilation", "integer or list", "1 … N, one or one per head", "1", "D, stride between attended keys"},
+      {"dtype", "string", "\"float32\", \"float16\", \"bfloat16\"", "", "element type; accumulation in float32"},
+      {"layout", "string", "\"bnhd\", \"bhnd\"", "\"bnhd\"", "order of Q/K/V/O and of the band tensors"},
+      {"scale", "number", "finite", "1.0", "band_qk multiplies S by it; band_softmax uses softmax(scale S + M)"},
+      {"key_mask", "string", "\"none\", \"boolean\", \"additive\"", "\"none\"", "key-padding mask [B, N] of band_softmax"},
+      {"runtime_batch", "boolean", "true or false", "false", "leave batch out of the kernel (one kernel, any batch)"},
+  };
+}
+
+bool is_backward(const std::string& name) {
+  const std::string suffix = "_backward";
+  return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
 
 const std::vector<Family>& all_families() {
-  static const std::vector<Family> families = {
-      {"band_qk", "S[i,j] = scale * sum_k Q[i,k] K[i+D(j-wl),k]; -inf off the sequence (SPEC 3.1)",
-       &generate_band_qk},
-      {"band_softmax", "P[i,:] = softmax(scale*S[i,:] + M[i,:]); masked rows give zeros (SPEC 3.2)",
-       &generate_band_softmax},
-      {"band_pv", "O[i,k] = sum_j P[i,j] V[i+D(j-wl),k] over valid slots (SPEC 3.3)", &generate_band_pv},
-      {"band_tpv", "Z[i,k] = sum_j X[s,C-1-j] Y[s,k], s = i+D(j-wr), over valid s (SPEC 3.4)", &generate_band_tpv},
-      {"band_softmax_backward", "dS = scale * P (dP - rowsum(dP P)) on allowed slots, 0 elsewhere (SPEC 3.4)",
-       &generate_band_softmax_backward},
-  };
+  static const std::vector<Family> families = make_families();
   return families;
+}
+
+nlohmann::json Family::canonical(const nlohmann::json& params, const std::string& where) const {
+  if (is_band()) {
+    nlohmann::json doc = params;
+    if (doc.is_object()) doc.erase("ops");
+    return problem_to_json(problem_from_json(doc, where));
+  }
+  nlohmann::json c = canonical_params(param_specs(), params, name, where);
+  if (check_params) check_params(c, where);
+  return c;
+}
+
+Source Family::generate(const Problem& problem, const Tuning& tuning) const {
+  if (!is_band())
+    throw Error(ErrorKind::usage, fmt::format("{} does not take a band Problem; pass its parameters as JSON "
+                                              "(`bandjit families` lists them)",
+                                              name));
+  return band_generator(problem, tuning);
+}
+
+Source Family::generate(const nlohmann::json& params, const Tuning& tuning) const {
+  if (is_band()) return band_generator(problem_from_json(params, ""), tuning);
+  return params_generator(canonical(params), tuning);
+}
+
+std::string Family::slug(const nlohmann::json& canonical) const {
+  if (is_band()) return bandjit::slug(problem_from_json(canonical, ""));
+  return params_slug(canonical);
+}
+
+FamilyInfo Family::info() const {
+  FamilyInfo info{name, parameter_set, summary, reference, {}, arguments};
+  if (is_band()) {
+    info.parameters = band_parameters();
+  } else {
+    for (const auto& spec : param_specs()) info.parameters.push_back(describe(spec));
+  }
+  return info;
+}
+
+std::vector<FamilyInfo> family_infos() {
+  std::vector<FamilyInfo> infos;
+  for (const auto& f : all_families()) infos.push_back(f.info());
+  return infos;
 }
 
 const Family& find_family(std::string_view name) {
@@ -30,29 +117,55 @@ const Family& find_family(std::string_view name) {
               {{"field", "family"}, {"value", std::string(name)}, {"allowed", known}});
 }
 
+std::vector<std::string> families_of_set(const std::string& set) {
+  std::vector<std::string> names;
+  for (const auto& f : all_families())
+    if (f.parameter_set == set) names.push_back(f.name);
+  return names;
+}
+
 std::vector<std::string> default_family_names() { return {"band_qk", "band_softmax", "band_pv"}; }
+
+std::vector<std::string> default_ops(const std::string& set) {
+  return set == kBandSet ? default_family_names() : families_of_set(set);
+}
 
 namespace {
 std::vector<std::string> backward_names() { return {"band_tpv", "band_softmax_backward", kAttentionBackward}; }
-}  // namespace
 
-std::vector<std::string> expand_family_names(const std::string& name, const std::string& where) {
-  if (name == "forward") return default_family_names();
-  if (name == "backward") return backward_names();
-  if (name == "training") {
+std::vector<std::string> shorthand(const std::string& name, const std::string& set) {
+  if (set == kBandSet) {
+    if (name == "forward") return default_family_names();
+    if (name == "backward") return backward_names();
     auto names = default_family_names();
     for (auto& n : backward_names()) names.push_back(n);
     return names;
   }
-  if (name == kAttentionBackward) return {name};
-  try {
-    return {find_family(name).name};
-  } catch (const Error& e) {
-    throw Error(e.kind(),
-                fmt::format("{}: {} (or the composed \"{}\", or a shorthand: \"forward\", \"backward\", \"training\")",
-                            where, e.message(), kAttentionBackward),
-                e.evidence());
-  }
+  std::vector<std::string> names;
+  for (const auto& f : families_of_set(set))
+    if (name == "training" || (name == "backward") == is_backward(f)) names.push_back(f);
+  return names;
+}
+}  // namespace
+
+std::vector<std::string> expand_ops(const std::string& name, const std::string& set, const std::string& where) {
+  if (name == "forward" || name == "backward" || name == "training") return shorthand(name, set);
+  if (name == kAttentionBackward && set == kBandSet) return {name};
+  const auto in_set = families_of_set(set);
+  if (std::find(in_set.begin(), in_set.end(), name) != in_set.end()) return {name};
+  std::string known = fmt::format("{}", fmt::join(in_set, ", "));
+  if (set == kBandSet) known += fmt::format(", the composed \"{}\"", kAttentionBackward);
+  known += ", or a shorthand: \"forward\", \"backward\", \"training\"";
+  std::string why = fmt::format("unknown kernel family \"{}\"", name);
+  for (const auto& f : all_families())
+    if (f.name == name) why = fmt::format("{} takes the \"{}\" parameters, not \"{}\"", name, f.parameter_set, set);
+  throw Error(ErrorKind::invalid_problem,
+              fmt::format("{}{}; the \"{}\" parameters go with: {}", where.empty() ? "" : where + ": ", why, set, known),
+              {{"field", "ops"}, {"value", name}, {"allowed", known}});
+}
+
+std::vector<std::string> expand_family_names(const std::string& name, const std::string& where) {
+  return expand_ops(name, kBandSet, where);
 }
 
 std::vector<KernelRequest> attention_backward_kernels(const Problem& p) {

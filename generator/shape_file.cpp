@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "bandjit/errors.hpp"
@@ -38,19 +40,43 @@ ShapeFile load_shape_file(const std::string& path) {
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const auto where = fmt::format("{} problems[{}]", path, i);
     ShapeEntry entry;
-    entry.problem = problem_from_json(problems[i], where);
-    if (auto it = problems[i].find("ops"); it != problems[i].end()) {
+    nlohmann::json params = problems[i];
+    if (!params.is_object())
+      throw Error(ErrorKind::invalid_problem, fmt::format("{}: a problem must be a JSON object", where));
+    if (auto it = params.find("parameter_set"); it != params.end()) {
+      if (!it->is_string() || families_of_set(it->get<std::string>()).empty()) {
+        std::set<std::string> sets;
+        for (const auto& f : all_families()) sets.insert(f.parameter_set);
+        throw Error(ErrorKind::invalid_problem,
+                    fmt::format("{}: parameter_set = {} is not valid; allowed: {}", where, it->dump(),
+                                fmt::join(sets, ", ")),
+                    {{"field", "parameter_set"}, {"value", it->dump()}});
+      }
+      entry.parameter_set = it->get<std::string>();
+      params.erase(it);
+    }
+    std::vector<std::string> ops;
+    if (auto it = params.find("ops"); it != params.end()) {
       if (!it->is_array() || it->empty())
         throw Error(ErrorKind::invalid_problem, fmt::format("{}: ops must be a non-empty list of family names", where));
       for (const auto& op : *it) {
         if (!op.is_string())
           throw Error(ErrorKind::invalid_problem, fmt::format("{}: ops must hold family names", where));
-        for (const auto& name : expand_family_names(op.get<std::string>(), where))
-          if (std::find(entry.ops.begin(), entry.ops.end(), name) == entry.ops.end()) entry.ops.push_back(name);
+        for (const auto& name : expand_ops(op.get<std::string>(), entry.parameter_set, where))
+          if (std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
       }
+      params.erase(it);
     } else {
-      entry.ops = default_family_names();
+      ops = default_ops(entry.parameter_set);
     }
+    entry.ops = std::move(ops);
+    // Every family of a set takes the same parameters: the set's first family validates them.
+    const Family& first = find_family(families_of_set(entry.parameter_set).front());
+    const nlohmann::json canonical = first.canonical(params, where);
+    for (const auto& op : entry.ops)
+      if (op != kAttentionBackward) find_family(op).canonical(params, where);
+    entry.parameters = canonical.dump();
+    if (entry.parameter_set == kBandSet) entry.problem = problem_from_json(params, where);
     file.entries.push_back(std::move(entry));
   }
   return file;

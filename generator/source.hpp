@@ -34,6 +34,8 @@ struct Source {
   const std::vector<TemplateFile>* headers = &embedded_templates();
   LaunchShape launch;
   std::vector<std::string> arguments;  ///< pointer arguments of the entry point, in order
+  /// Byte alignment each argument needs; empty = 16 for every argument but "mask" (4).
+  std::vector<std::uint32_t> argument_alignment;
   /// The family's view of the problem: only the fields that change its code (cache key).
   nlohmann::json key_fields;
 };

@@ -41,6 +41,11 @@ void require_trusted_bundle(const std::string& path) {
                 {{"path", path}, {"reason", why}});
 }
 
+nlohmann::json parameters_of(const BundleKernel& k) {
+  return find_family(k.family).canonical(k.parameters.empty() ? nlohmann::json::parse(to_json(k.problem))
+                                                               : nlohmann::json::parse(k.parameters));
+}
+
 }  // namespace
 
 Bundle read_bundle(const std::string& path, std::string* sha256, std::uint64_t* bytes) {
@@ -57,15 +62,15 @@ std::vector<MatchedKernel> match_bundle(const Bundle& bundle, const std::string&
   std::vector<MatchedKernel> matched;
   for (std::size_t i = 0; i < bundle.kernels.size(); ++i) {
     const auto& k = bundle.kernels[i];
-    const Problem problem = problem_from_json(k.problem.dump());
-    MatchedKernel m{find_family(k.family).generate(problem, current_tuning()), {}, &k.entry};
+    const Family& family = find_family(k.family);
+    MatchedKernel m{family.generate(k.problem, current_tuning()), {}, &k.entry};
     m.key = cache_key_of(m.source, arch);
     if (m.key.hash != k.key_hash)
       throw Error(ErrorKind::invalid_problem,
                   fmt::format("bundle {}: kernel {} ({} {}) was made by a bandjit build whose generator, templates or "
                               "tuning (BANDJIT_TILE_ROWS, BANDJIT_TILE_DIAGONALS) differ from this one's (key {} there, {} here); export the "
                               "bundle again with this build",
-                              path, i, k.family, slug(problem), k.key_hash.substr(0, 16), m.key.hash.substr(0, 16)),
+                              path, i, k.family, family.slug(family.canonical(k.problem)), k.key_hash.substr(0, 16), m.key.hash.substr(0, 16)),
                   {{"path", path}, {"kernel", std::to_string(i)}});
     matched.push_back(std::move(m));
   }
@@ -85,7 +90,7 @@ BundleReport export_bundle(const std::string& path, const std::vector<BundleKern
   std::vector<Job> jobs;
   std::set<std::string> seen;
   for (const auto& k : kernels) {
-    Source source = find_family(k.family).generate(k.problem, current_tuning());
+    Source source = find_family(k.family).generate(parameters_of(k), current_tuning());
     CacheKey key = cache_key_of(source, arch);
     if (seen.insert(key.hash).second) jobs.push_back({std::move(source), std::move(key), &k});
   }
@@ -118,7 +123,7 @@ BundleReport export_bundle(const std::string& path, const std::vector<BundleKern
   BundleReport report;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     report.compiled += obtained[i].origin == Origin::compiled;
-    bundle.kernels.push_back({jobs[i].kernel->family, nlohmann::json::parse(to_json(jobs[i].kernel->problem)),
+    bundle.kernels.push_back({jobs[i].kernel->family, parameters_of(*jobs[i].kernel),
                               jobs[i].key.hash, std::move(obtained[i].entry)});
   }
   const std::string bytes = serialize_bundle(bundle);

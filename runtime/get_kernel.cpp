@@ -8,6 +8,7 @@
 #include "bandjit/bandjit.hpp"
 #include "bandjit/cache.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/problem_json.hpp"
 #include "runtime/config.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/stats.hpp"
@@ -54,6 +55,11 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
     if (driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, result.value->function()) == CUDA_SUCCESS)
       info->registers = regs;
     info->arguments = source.arguments;
+    info->argument_alignment = source.argument_alignment;
+    if (info->argument_alignment.size() != source.arguments.size()) {
+      info->argument_alignment.clear();
+      for (const auto& a : source.arguments) info->argument_alignment.push_back(a == "mask" ? 4 : 16);
+    }
     info->origin = result.hit ? Origin::memory : origin;
     info->seconds = seconds_since(started);
   }
@@ -69,13 +75,42 @@ std::vector<std::string> families() {
 Kernel get_kernel(std::string_view family, const Problem& problem, const Options& options) {
   const Source source = find_family(family).generate(problem, current_tuning());
   KernelInfo info;
+  info.parameters = to_json(problem);
   auto module = obtain_module(source, options, &info);
   return Kernel(std::move(module), std::move(info), problem);
 }
 
+namespace {
+
+nlohmann::json parse_parameters(std::string_view family, std::string_view text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(ErrorKind::invalid_problem, fmt::format("{}: the parameters are not valid JSON: {}", family, e.what()),
+                {{"family", std::string(family)}});
+  }
+}
+
+}  // namespace
+
+Kernel get_kernel(std::string_view family, std::string_view parameters_json, const Options& options) {
+  const Family& f = find_family(family);
+  const nlohmann::json canonical = f.canonical(parse_parameters(family, parameters_json));
+  if (f.is_band()) return get_kernel(family, problem_from_json(canonical, ""), options);
+  const Source source = f.generate(canonical, current_tuning());
+  KernelInfo info;
+  info.parameters = canonical.dump();
+  auto module = obtain_module(source, options, &info);
+  return Kernel(std::move(module), std::move(info));
+}
+
 PregenerateResult pregenerate(std::string_view family, const Problem& problem, const Options& options) {
+  return pregenerate(family, to_json(problem), options);
+}
+
+PregenerateResult pregenerate(std::string_view family, std::string_view parameters_json, const Options& options) {
   const auto started = Clock::now();
-  const Source source = find_family(family).generate(problem, current_tuning());
+  const Source source = find_family(family).generate(parse_parameters(family, parameters_json), current_tuning());
   const std::string arch = resolve_arch(options);
   Options opts = options;
   opts.disk_cache = true;
@@ -84,22 +119,56 @@ PregenerateResult pregenerate(std::string_view family, const Problem& problem, c
 }
 
 std::string emit_source(std::string_view family, const Problem& problem, bool standalone) {
-  const Source source = find_family(family).generate(problem, current_tuning());
+  return emit_source(family, to_json(problem), standalone);
+}
+
+std::string emit_source(std::string_view family, std::string_view parameters_json, bool standalone) {
+  const Source source = find_family(family).generate(parse_parameters(family, parameters_json), current_tuning());
   return standalone ? standalone_text(source) : source.text;
 }
 
 Kernel::Kernel(std::shared_ptr<const LoadedModule> module, KernelInfo info, Problem problem)
     : module_(std::move(module)), info_(std::move(info)), problem_(std::move(problem)) {}
 
+Kernel::Kernel(std::shared_ptr<const LoadedModule> module, KernelInfo info)
+    : module_(std::move(module)), info_(std::move(info)), band_(false) {}
+
 void Kernel::launch(Stream stream, std::initializer_list<DevicePtr> args) const {
   launch(stream, std::vector<DevicePtr>(args));
 }
 
 void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args) const {
-  launch(stream, args, problem_.batch);
+  if (band_) return launch(stream, args, problem_.batch);
+  check_arguments(args);
+  std::vector<CUdeviceptr> values(args.size());
+  std::vector<void*> params(args.size());
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    values[a] = static_cast<CUdeviceptr>(args[a].address);
+    params[a] = &values[a];
+  }
+  module_->launch(reinterpret_cast<CUstream>(stream), params.data());
+}
+
+void Kernel::check_arguments(const std::vector<DevicePtr>& args) const {
+  if (args.size() != info_.arguments.size())
+    throw Error(ErrorKind::usage,
+                fmt::format("{} takes {} device pointers ({}), got {}", info_.family, info_.arguments.size(),
+                            fmt::join(info_.arguments, ", "), args.size()));
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    const std::uint64_t align = a < info_.argument_alignment.size() ? info_.argument_alignment[a] : 16;
+    if (args[a].address == 0 || args[a].address % align != 0)
+      throw Error(ErrorKind::usage, fmt::format("{}: argument {} ({}) must be a non-null device pointer aligned to {} bytes",
+                                                info_.family, a, info_.arguments[a], align));
+  }
+  CUcontext current = nullptr;
+  check_cuda(driver().cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current != module_->context())
+    throw Error(ErrorKind::usage, "the kernel was loaded in another CUDA context; call get_kernel in this one");
 }
 
 void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args, std::int64_t batch) const {
+  if (!band_)
+    throw Error(ErrorKind::usage, fmt::format("{} takes no batch: its sizes are in its parameters", info_.family));
   if (!problem_.runtime_batch && batch != problem_.batch)
     throw Error(ErrorKind::usage, fmt::format("{}: batch {} was baked into this kernel; it launches only batch {} "
                                               "(generate the problem with runtime_batch for any batch)",
@@ -110,20 +179,7 @@ void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args, std::int6
     throw Error(ErrorKind::usage, fmt::format("{}: batch {} is out of range: 1 … {} (Limits::max_batch and "
                                               "batch × heads × seq_len ≤ Limits::max_rows)",
                                               info_.family, batch, max_batch));
-  if (args.size() != info_.arguments.size())
-    throw Error(ErrorKind::usage,
-                fmt::format("{} takes {} device pointers ({}), got {}", info_.family, info_.arguments.size(),
-                            fmt::join(info_.arguments, ", "), args.size()));
-  for (std::size_t a = 0; a < args.size(); ++a) {
-    const std::uint64_t align = info_.arguments[a] == "mask" ? 4 : 16;
-    if (args[a].address == 0 || args[a].address % align != 0)
-      throw Error(ErrorKind::usage, fmt::format("{}: argument {} ({}) must be a non-null device pointer aligned to {} bytes",
-                                                info_.family, a, info_.arguments[a], align));
-  }
-  CUcontext current = nullptr;
-  check_cuda(driver().cuCtxGetCurrent(&current), "cuCtxGetCurrent");
-  if (current != module_->context())
-    throw Error(ErrorKind::usage, "the kernel was loaded in another CUDA context; call get_kernel in this one");
+  check_arguments(args);
   std::vector<CUdeviceptr> values(args.size());
   std::vector<void*> params(args.size());
   for (std::size_t a = 0; a < args.size(); ++a) {

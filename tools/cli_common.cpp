@@ -12,6 +12,7 @@
 
 #include "bandjit/errors.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/problem_json.hpp"
 #include "runtime/config.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -20,20 +21,26 @@
 namespace bandjit::cli {
 
 const char* const kOpsHelp =
-    "Operations for every problem, replacing the shape files' \"ops\": families, attention_backward, or the "
-    "shorthands forward, backward, training";
+    "Operations for every problem, replacing the shape files' \"ops\": families of the problem's parameter set, "
+    "attention_backward, or the shorthands forward, backward, training";
 
 std::vector<FileEntry> entries_from_shape_files(const std::vector<std::string>& files,
                                                 const std::vector<std::string>& ops) {
-  std::vector<std::string> override_ops;
-  for (const auto& op : ops)
-    for (const auto& name : expand_family_names(op, "--ops"))
-      if (std::find(override_ops.begin(), override_ops.end(), name) == override_ops.end()) override_ops.push_back(name);
   std::vector<FileEntry> entries;
   for (const auto& path : files) {
     ShapeFile file = load_shape_file(path);
-    for (auto& entry : file.entries) {
-      if (!override_ops.empty()) entry.ops = override_ops;
+    for (std::size_t i = 0; i < file.entries.size(); ++i) {
+      auto& entry = file.entries[i];
+      if (!ops.empty()) {
+        // --ops names operations of each entry's own parameter set (shorthands resolve there).
+        entry.ops.clear();
+        const auto where = fmt::format("--ops for {} problems[{}]", path, i);
+        for (const auto& op : ops)
+          for (const auto& name : expand_ops(op, entry.parameter_set, where))
+            if (std::find(entry.ops.begin(), entry.ops.end(), name) == entry.ops.end()) entry.ops.push_back(name);
+        for (const auto& op : entry.ops)
+          if (op != kAttentionBackward) find_family(op).canonical(nlohmann::json::parse(entry.parameters), where);
+      }
       entries.push_back({std::move(entry), file.name});
     }
   }
@@ -43,11 +50,25 @@ std::vector<FileEntry> entries_from_shape_files(const std::vector<std::string>& 
 std::vector<Job> jobs_from_shape_files(const std::vector<std::string>& files, const std::vector<std::string>& ops) {
   std::vector<Job> jobs;
   std::set<std::string> seen;
+  auto add = [&](const std::string& family, const nlohmann::json& params, const std::string& file) {
+    const Family& f = find_family(family);
+    const nlohmann::json canonical = f.canonical(params);
+    if (seen.insert(family + canonical.dump()).second) jobs.push_back({family, canonical.dump(), f.slug(canonical), file});
+  };
   for (const auto& [entry, file] : entries_from_shape_files(files, ops))
-    for (const auto& op : entry.ops)
-      for (const auto& k : kernels_of_op(op, entry.problem))
-        if (seen.insert(k.family + to_json(k.problem)).second) jobs.push_back({k.family, k.problem, file});
+    for (const auto& op : entry.ops) {
+      if (entry.parameter_set != kBandSet) {
+        add(op, nlohmann::json::parse(entry.parameters), file);
+        continue;
+      }
+      for (const auto& k : kernels_of_op(op, entry.problem)) add(k.family, problem_to_json(k.problem), file);
+    }
   return jobs;
+}
+
+std::string entry_slug(const ShapeEntry& entry) {
+  if (entry.parameter_set == kBandSet) return slug(entry.problem);
+  return params_slug(nlohmann::json::parse(entry.parameters));
 }
 
 std::string origin_name(Origin origin) {

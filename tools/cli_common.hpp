@@ -23,7 +23,8 @@ enum ExitCode : int {
 /// operations (attention_backward) contribute each kernel they launch, with its problem.
 struct Job {
   std::string family;
-  Problem problem;
+  std::string parameters;  ///< canonical JSON (band: the problem's to_json)
+  std::string slug;        ///< short name of the parameters, for output
   std::string file;
 };
 /// `ops`, when not empty, replaces every problem's "ops" (names and shorthands as there).
@@ -37,6 +38,9 @@ struct FileEntry {
 };
 std::vector<FileEntry> entries_from_shape_files(const std::vector<std::string>& files,
                                                 const std::vector<std::string>& ops = {});
+
+/// Short name of an entry's parameters (the band problem's slug, else the set's).
+std::string entry_slug(const ShapeEntry& entry);
 
 /// The help text of the --ops option shared by pregenerate, warmup and check.
 extern const char* const kOpsHelp;

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
-#include "bench/band_bench.hpp"
+#include "bench/set_bench.hpp"
 #include "runtime/driver_api.hpp"
 #include "tools/cli_common.hpp"
 
@@ -25,10 +25,15 @@ struct BenchArgs {
 int run_bench(const BenchArgs& args) {
   require_gpu("bench");
   check_output_file(args.json);
-  std::vector<Problem> problems;
+  std::vector<ShapeEntry> entries;
   for (const auto& path : args.shapes)
-    for (const auto& e : load_shape_file(path).entries) problems.push_back(e.problem);
-  for (const auto& text : args.problems) problems.push_back(problem_from_json(text));
+    for (auto& e : load_shape_file(path).entries) entries.push_back(std::move(e));
+  for (const auto& text : args.problems) {
+    ShapeEntry e;
+    e.problem = problem_from_json(text);
+    e.parameters = to_json(e.problem);
+    entries.push_back(std::move(e));
+  }
   ensure_context();
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(1) << 30, 20);
   std::cout << fmt::format("device-to-device copy: {:.0f} GB/s (read + written)\n", copy_gbps);
@@ -38,14 +43,16 @@ int run_bench(const BenchArgs& args) {
   options.runs = args.runs;
   options.kernel_options.cache_dir = args.cache_dir;
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& p : problems) {
-    for (const auto& r : bench_problem(p, options)) {
+  for (const auto& entry : entries) {
+    const std::string name = entry_slug(entry);
+    for (const auto& r : bench_entry(entry, options)) {
       const double gbps = r.bytes / (r.median_us * 1e3);
       const double floor_us = std::max(r.bytes / (copy_gbps * 1e3), r.flops / (args.matrix_tflops * 1e6));
-      std::cout << fmt::format("{:<50} {:<22} {:>10.1f} {:>9.0f} {:>6.1f}% {:>8.1f} {:>9.1f}\n", slug(p), r.family,
+      std::cout << fmt::format("{:<50} {:<22} {:>10.1f} {:>9.0f} {:>6.1f}% {:>8.1f} {:>9.1f}\n", name, r.family,
                                r.median_us, gbps, 100 * gbps / copy_gbps, r.flops / (r.median_us * 1e6), floor_us);
-      rows.push_back({{"problem", slug(p)},
-                      {"problem_json", nlohmann::json::parse(to_json(p))},
+      rows.push_back({{"problem", name},
+                      {"parameter_set", entry.parameter_set},
+                      {"problem_json", nlohmann::json::parse(entry.parameters)},
                       {"family", r.family},
                       {"median_us", r.median_us},
                       {"min_us", r.min_us},

@@ -41,7 +41,12 @@ void add_cache_bundle(CLI::App& cache, const std::shared_ptr<std::string>& dir, 
     check_output_file(ex->json);
     check_configuration();
     std::vector<BundleKernel> kernels;
-    for (const auto& job : jobs_from_shape_files(ex->shapes, ex->ops)) kernels.push_back({job.family, job.problem});
+    for (const auto& job : jobs_from_shape_files(ex->shapes, ex->ops)) {
+      BundleKernel k;
+      k.family = job.family;
+      k.parameters = job.parameters;
+      kernels.push_back(std::move(k));
+    }
     Options options;
     options.arch = ex->arch;
     options.cache_dir = *dir;

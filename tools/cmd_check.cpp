@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
-#include "check/check_problem.hpp"
+#include "check/set_checks.hpp"
 #include "runtime/driver_api.hpp"
 #include "tools/cli_common.hpp"
 
@@ -25,10 +25,9 @@ struct CheckArgs {
 int run_check(const CheckArgs& args) {
   require_gpu("check");
   check_output_file(args.json);
-  std::vector<std::pair<Problem, std::vector<std::string>>> problems;
   std::vector<std::string> files;
   for (const auto& path : args.shapes) files.push_back(load_shape_file(path).name);
-  for (const auto& [e, file] : entries_from_shape_files(args.shapes, args.ops)) problems.emplace_back(e.problem, e.ops);
+  const auto entries = entries_from_shape_files(args.shapes, args.ops);
   CheckOptions options;
   options.seed = args.seed;
   options.timing_runs = args.timing_runs;
@@ -38,15 +37,16 @@ int run_check(const CheckArgs& args) {
                            "tol", "rows", "time_us", "origin", "result");
   int failures = 0;
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& [problem, ops] : problems) {
+  for (const auto& [entry, file] : entries) {
     std::uint64_t seed = 0;
     std::vector<OpCheck> results;
+    const std::string name = entry_slug(entry);
     try {
-      results = check_problem(problem, ops, options, &seed);
+      results = check_entry(entry, options, &seed);
     } catch (const Error& e) {
       ++failures;
-      std::cout << fmt::format("{:<52} FAILED: {}\n", slug(problem), e.what());
-      rows.push_back({{"problem", slug(problem)}, {"error", e.what()}, {"passed", false}});
+      std::cout << fmt::format("{:<52} FAILED: {}\n", name, e.what());
+      rows.push_back({{"problem", name}, {"error", e.what()}, {"passed", false}});
       continue;
     }
     for (const auto& c : results) {
@@ -56,11 +56,12 @@ int run_check(const CheckArgs& args) {
       if (c.inf_count != c.inf_expected) why += fmt::format(" inf={} (expected {})", c.inf_count, c.inf_expected);
       if (c.structure_mismatches) why += fmt::format(" structure={}", c.structure_mismatches);
       if (c.rows_checked == 0) why += " no rows checked";
-      std::cout << fmt::format("{:<52} {:<22} {:>10.2e} {:>8.0e} {:>7} {:>10.1f} {:>8}  {}{}\n", slug(problem),
+      std::cout << fmt::format("{:<52} {:<22} {:>10.2e} {:>8.0e} {:>7} {:>10.1f} {:>8}  {}{}\n", name,
                                c.family, c.rel_error, c.tolerance, c.rows_checked, c.median_us,
                                origin_name(c.origin), c.passed ? "PASS" : "FAIL", why);
-      rows.push_back({{"problem", slug(problem)},
-                      {"problem_json", nlohmann::json::parse(to_json(problem))},
+      rows.push_back({{"problem", name},
+                      {"parameter_set", entry.parameter_set},
+                      {"problem_json", nlohmann::json::parse(entry.parameters)},
                       {"family", c.family},
                       {"rel_error", c.rel_error},
                       {"tolerance", c.tolerance},

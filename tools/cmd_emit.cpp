@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bandjit/errors.hpp"
 #include "tools/cli_common.hpp"
@@ -20,33 +21,67 @@ void add_emit(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("emit", "Print the generated CUDA source of one kernel");
   cmd->add_option("--family", args->family, "Kernel family (see `bandjit families`)");
-  auto* problem = cmd->add_option("--problem", args->problem, "Problem as JSON (SPEC §2 fields)");
+  auto* problem = cmd->add_option("--problem", args->problem, "Problem as JSON: SPEC §2 fields, or the family's parameters (`bandjit families`)");
   auto* shapes = cmd->add_option("--shapes", args->shapes, "Shape file to take the problem from")->check(CLI::ExistingFile);
   cmd->add_option("--index", args->index, "Problem index in the shape file")->needs(shapes);
   problem->excludes(shapes);
   cmd->add_flag("--standalone", args->standalone, "Inline the templates: one file that nvcc compiles on its own");
   cmd->callback([args, &exit_code] {
-    Problem p;
+    std::string params;
     if (!args->problem.empty()) {
-      p = problem_from_json(args->problem);
+      params = args->problem;
     } else if (!args->shapes.empty()) {
       const auto file = load_shape_file(args->shapes);
       if (args->index >= file.entries.size())
         throw Error(ErrorKind::usage, fmt::format("--index {} is out of range; {} holds problems 0 … {}", args->index,
                                                   args->shapes, file.entries.size() - 1));
-      p = file.entries[args->index].problem;
+      params = file.entries[args->index].parameters;
     } else {
       throw Error(ErrorKind::usage, "emit needs --problem JSON or --shapes FILE");
     }
-    std::cout << emit_source(args->family, p, args->standalone);
+    std::cout << emit_source(args->family, params, args->standalone);
     exit_code = kOk;
   });
 }
 
 void add_families(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("families", "List the kernel families");
-  cmd->callback([&exit_code] {
-    for (const auto& name : families()) std::cout << name << "\n";
+  auto json_out = std::make_shared<std::string>();
+  auto names_only = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("families", "List the kernel families with their parameters and arguments");
+  cmd->add_flag("--names", *names_only, "Print only the names, one per line");
+  cmd->add_option("--json", *json_out, "Also write them as JSON to this file (- = stdout)");
+  cmd->callback([json_out, names_only, &exit_code] {
+    const auto infos = family_infos();
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& f : infos) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const auto& p : f.parameters)
+        params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed},
+                          {"default", p.default_value.empty() ? nlohmann::json() : nlohmann::json::parse(p.default_value)},
+                          {"doc", p.doc}});
+      doc.push_back({{"name", f.name}, {"parameter_set", f.parameter_set}, {"summary", f.summary},
+                     {"reference", f.reference}, {"arguments", f.arguments}, {"parameters", params}});
+    }
+    if (*json_out == "-") {
+      write_json("-", doc);
+    } else if (*names_only) {
+      for (const auto& f : infos) std::cout << f.name << "\n";
+    } else {
+      std::string last_set;
+      for (const auto& f : infos) {
+        if (f.parameter_set != last_set) {
+          std::cout << fmt::format("{}parameters \"{}\":\n", last_set.empty() ? "" : "\n", f.parameter_set);
+          for (const auto& p : f.parameters)
+            std::cout << fmt::format("  {:<14} {:<8} {}{}  — {}\n", p.name, p.type, p.allowed,
+                                     p.default_value.empty() ? " (required)" : " (default " + p.default_value + ")",
+                                     p.doc);
+          last_set = f.parameter_set;
+        }
+        std::cout << fmt::format("  {:<28} ({})\n      {}\n      reference: {}\n", f.name, fmt::join(f.arguments, ", "),
+                                 f.summary, f.reference);
+      }
+    }
+    if (!json_out->empty() && *json_out != "-") write_json(*json_out, doc);
     exit_code = kOk;
   });
 }

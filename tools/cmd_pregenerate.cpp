@@ -55,17 +55,17 @@ int run_pregenerate(const PregenerateArgs& args) {
   auto work = [&] {
     for (std::size_t idx = next++; idx < jobs.size() && !io_failed; idx = next++) {
       const Job& job = jobs[idx];
-      nlohmann::json row = {{"family", job.family}, {"problem", slug(job.problem)}, {"file", job.file}};
+      nlohmann::json row = {{"family", job.family}, {"problem", job.slug}, {"file", job.file}};
       std::string line;
       try {
-        const auto r = pregenerate(job.family, job.problem, options);
+        const auto r = pregenerate(job.family, job.parameters, options);
         (r.origin == Origin::compiled ? compiled : cached)++;
         from_redis += r.origin == Origin::remote;
         const char* outcome = r.origin == Origin::compiled ? "compiled" : r.origin == Origin::remote ? "redis" : "cached";
         row["outcome"] = outcome;
         row["seconds"] = r.seconds;
         row["key_hash"] = r.key_hash;
-        line = fmt::format("{:<8} {:<21} {}  {:.3f} s", outcome, job.family, slug(job.problem), r.seconds);
+        line = fmt::format("{:<8} {:<21} {}  {:.3f} s", outcome, job.family, job.slug, r.seconds);
       } catch (const Error& e) {
         failed++;
         if (e.kind() == ErrorKind::io && !io_failed.exchange(true)) {
@@ -74,7 +74,7 @@ int run_pregenerate(const PregenerateArgs& args) {
         }
         row["outcome"] = "failed";
         row["error"] = e.what();
-        line = fmt::format("{:<8} {:<21} {}\n{}", "FAILED", job.family, slug(job.problem), e.what());
+        line = fmt::format("{:<8} {:<21} {}\n{}", "FAILED", job.family, job.slug, e.what());
       }
       std::lock_guard<std::mutex> lock(print);
       results[idx] = row;

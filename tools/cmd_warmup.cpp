@@ -51,18 +51,18 @@ int run_warmup(const WarmupArgs& args) {
   for (std::size_t idx = 0; idx < jobs.size(); ++idx) {
     const Job& job = jobs[idx];
     try {
-      const Kernel k = get_kernel(job.family, job.problem, options);
+      const Kernel k = get_kernel(job.family, job.parameters, options);
       const double ms = k.info().seconds * 1000;
       total_ms += ms;
       compiled += k.info().origin == Origin::compiled;
       std::cout << fmt::format("[{:>4}/{}] {:<8} {:<21} {}  {:.2f} ms\n", idx + 1, jobs.size(),
-                               origin_name(k.info().origin), job.family, slug(job.problem), ms);
-      rows.push_back({{"family", job.family}, {"problem", slug(job.problem)}, {"origin", origin_name(k.info().origin)},
+                               origin_name(k.info().origin), job.family, job.slug, ms);
+      rows.push_back({{"family", job.family}, {"problem", job.slug}, {"origin", origin_name(k.info().origin)},
                       {"ms", ms}, {"registers", k.info().registers}});
     } catch (const Error& e) {
       ++failed;
       std::cout << fmt::format("[{:>4}/{}] FAILED   {:<21} {}\n{}\n", idx + 1, jobs.size(), job.family,
-                               slug(job.problem), e.what());
+                               job.slug, e.what());
     }
   }
   std::cout << fmt::format(

@@ -3,6 +3,9 @@
 //   bandjit::Problem p;  p.heads = 12; p.seq_len = 4096; ...
 //   auto kernel = bandjit::get_kernel("band_qk", p);   // memory → disk → NVRTC
 //   kernel.launch(stream, {q, k, s});                  // device pointers
+//
+//   // Any family by name, its parameters as JSON (`bandjit families` lists them):
+//   auto ln = bandjit::get_kernel("layer_norm", R"({"rows": 8192, "hidden": 1024, "dtype": "float16"})");
 #pragma once
 
 #include <cstdint>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "bandjit/errors.hpp"
+#include "bandjit/family.hpp"
 #include "bandjit/problem.hpp"
 
 struct CUstream_st;  // the driver's stream type, as cuda.h declares it
@@ -45,6 +49,11 @@ struct KernelInfo {
   int registers = -1;              ///< per thread, from ptxas (-1 if unknown)
   /// Names of the pointer arguments of launch(), in order (e.g. {"q", "k", "s"}).
   std::vector<std::string> arguments;
+  /// Byte alignment launch() requires of each argument (16 unless the family says less).
+  std::vector<std::uint32_t> argument_alignment;
+  /// The canonical parameters the kernel was generated for, as JSON (for band families
+  /// the problem's to_json).
+  std::string parameters;
   Origin origin = Origin::compiled;
   double seconds = 0;  ///< time get_kernel spent (compile or load)
 };
@@ -55,8 +64,11 @@ class LoadedModule;
 class Kernel {
  public:
   Kernel(std::shared_ptr<const LoadedModule> module, KernelInfo info, Problem problem);
+  /// A kernel of a family that does not take a band Problem (its parameters are in info()).
+  Kernel(std::shared_ptr<const LoadedModule> module, KernelInfo info);
 
   const KernelInfo& info() const { return info_; }
+  /// The band problem; a default Problem for families of other parameter sets.
   const Problem& problem() const { return problem_; }
 
   /// Launches on `stream` (the caller's context must be current). `args` are the device
@@ -69,12 +81,16 @@ class Kernel {
   /// problem().runtime_batch takes any batch in 1 … Limits::max_batch with batch × heads ×
   /// seq_len ≤ Limits::max_rows; any other kernel only its own problem().batch. Throws
   /// Error(usage) naming the batch and the allowed range otherwise.
+  /// Only band families take a batch.
   void launch(Stream stream, const std::vector<DevicePtr>& args, std::int64_t batch) const;
 
  private:
+  void check_arguments(const std::vector<DevicePtr>& args) const;
+
   std::shared_ptr<const LoadedModule> module_;
   KernelInfo info_;
   Problem problem_;
+  bool band_ = true;
 };
 
 /// Per-call overrides; empty fields use the environment (docs/configuration.md).
@@ -84,8 +100,10 @@ struct Options {
   bool disk_cache = true;
 };
 
-/// The families get_kernel knows: {"band_qk", "band_softmax", "band_pv", "band_tpv",
-/// "band_softmax_backward"}. The composed backward is in <bandjit/backward.hpp>.
+/// The families get_kernel knows, by name: the band families ("band_qk", "band_softmax",
+/// "band_pv", "band_tpv", "band_softmax_backward") and those of other parameter sets
+/// (family_infos() in <bandjit/family.hpp> gives their parameters). The composed backward
+/// is in <bandjit/backward.hpp>.
 std::vector<std::string> families();
 
 /// Returns the kernel of `family` for `problem` on the current device: from memory, else
@@ -93,6 +111,11 @@ std::vector<std::string> families();
 /// calls for one key compile once. Retains the primary context of device 0 when no
 /// context is current. Throws Error: invalid_problem, compile_failed, driver_failed, io.
 Kernel get_kernel(std::string_view family, const Problem& problem, const Options& options = {});
+
+/// get_kernel for any family, by name, with its parameters as a JSON object (the band
+/// families take the fields of SPEC §2). Unknown parameters, wrong types and out-of-range
+/// values throw Error(invalid_problem) naming the family, the field and the allowed range.
+Kernel get_kernel(std::string_view family, std::string_view parameters_json, const Options& options = {});
 
 /// Outcome of filling the disk cache for one kernel (no GPU needed).
 struct PregenerateResult {
@@ -105,10 +128,14 @@ struct PregenerateResult {
 /// (required when no GPU is present). Throws like get_kernel.
 PregenerateResult pregenerate(std::string_view family, const Problem& problem,
                               const Options& options = {});
+/// pregenerate for any family, parameters as for get_kernel(family, parameters_json).
+PregenerateResult pregenerate(std::string_view family, std::string_view parameters_json,
+                              const Options& options = {});
 
 /// The generated CUDA source of one kernel (what `bandjit emit` prints). With
 /// `standalone`, the templates it includes are inlined so it compiles on its own.
 std::string emit_source(std::string_view family, const Problem& problem, bool standalone = false);
+std::string emit_source(std::string_view family, std::string_view parameters_json, bool standalone = false);
 
 /// Process-wide counters, for tests and `--verbose` summaries.
 struct Stats {

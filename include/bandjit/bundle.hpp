@@ -11,9 +11,12 @@
 
 namespace bandjit {
 
+/// One kernel of a bundle: a band family and its problem, or any family with its
+/// parameters as JSON (`parameters`, used when not empty).
 struct BundleKernel {
   std::string family;
   Problem problem;
+  std::string parameters;
 };
 
 struct BundleReport {

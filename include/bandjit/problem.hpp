@@ -84,13 +84,20 @@ std::string slug(const Problem& problem);
 
 /// One entry of a shape file: the problem and the operations to build for it.
 struct ShapeEntry {
+  /// The family set the entry's parameters belong to (FamilyInfo::parameter_set): "band"
+  /// (the default) or e.g. "layer_norm", from the entry's "parameter_set" field.
+  std::string parameter_set = "band";
+  /// The band problem (parameter_set "band" only).
   Problem problem;
+  /// The entry's canonical parameters as JSON (every set; for "band" the problem's to_json).
+  std::string parameters;
   /// Kernel families and composed operations (attention_backward), shorthands expanded,
-  /// without repeats. Default: band_qk, band_softmax, band_pv.
+  /// without repeats. Default: band_qk, band_softmax, band_pv; for another set all its families.
   std::vector<std::string> ops;
 };
 
-/// A shape file of SPEC §6: {"name": ..., "problems": [...]}.
+/// A shape file of SPEC §6: {"name": ..., "problems": [...]}. An entry with a
+/// "parameter_set" field other than "band" holds that set's parameters (`bandjit families`).
 struct ShapeFile {
   std::string name;
   std::string path;
