@@ -10,6 +10,7 @@
 #include "bandjit/bandjit.hpp"
 #include "bandjit/cache.hpp"
 #include "bandjit/errors.hpp"
+#include "generator/family_registry.hpp"
 
 struct bandjit_kernel {
   bandjit::Kernel kernel;
@@ -77,15 +78,44 @@ bandjit_status bandjit_validate_problem(const char* problem_json) {
   return guarded([&] { parse(problem_json); });
 }
 
+bandjit_status bandjit_validate_parameters(const char* family, const char* parameters_json) {
+  return guarded([&] {
+    require(family, "family");
+    require(parameters_json, "parameters_json");
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(parameters_json);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw bandjit::Error(bandjit::ErrorKind::invalid_problem, std::string("parameters are not valid JSON: ") + e.what());
+    }
+    bandjit::find_family(family).canonical(doc);
+  });
+}
+
+bandjit_status bandjit_families_json(char* buffer, size_t capacity, size_t* needed) {
+  return guarded([&] {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& f : bandjit::family_infos()) {
+      nlohmann::json params = nlohmann::json::array();
+      for (const auto& p : f.parameters)
+        params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed}, {"default", p.default_value},
+                          {"doc", p.doc}});
+      doc.push_back({{"name", f.name}, {"parameter_set", f.parameter_set}, {"summary", f.summary},
+                     {"arguments", f.arguments}, {"parameters", params}});
+    }
+    copy_out(doc.dump(), buffer, capacity, needed);
+  });
+}
+
 bandjit_status bandjit_pregenerate(const char* family, const char* problem_json, const char* arch,
                                    const char* cache_dir, int* compiled) {
   return guarded([&] {
     require(family, "family");
-    const bandjit::Problem p = parse(problem_json);
+    require(problem_json, "problem_json");
     bandjit::Options o;
     if (arch) o.arch = arch;
     if (cache_dir) o.cache_dir = cache_dir;
-    const auto r = bandjit::pregenerate(family, p, o);
+    const auto r = bandjit::pregenerate(family, std::string_view(problem_json), o);
     if (compiled) *compiled = r.origin == bandjit::Origin::compiled ? 1 : 0;
   });
 }
@@ -96,10 +126,10 @@ bandjit_status bandjit_get_kernel(const char* family, const char* problem_json, 
     require(family, "family");
     require(kernel, "kernel");
     *kernel = nullptr;
-    const bandjit::Problem p = parse(problem_json);
+    require(problem_json, "problem_json");
     bandjit::Options o;
     if (cache_dir) o.cache_dir = cache_dir;
-    *kernel = new bandjit_kernel{bandjit::get_kernel(family, p, o)};
+    *kernel = new bandjit_kernel{bandjit::get_kernel(family, std::string_view(problem_json), o)};
   });
 }
 
@@ -110,8 +140,10 @@ bandjit_status bandjit_kernel_launch(const bandjit_kernel* kernel, void* stream,
     if (count) require(pointers, "pointers");
     std::vector<bandjit::DevicePtr> args;
     for (std::size_t i = 0; i < count; ++i) args.emplace_back(static_cast<unsigned long long>(pointers[i]));
-    kernel->kernel.launch(static_cast<bandjit::Stream>(stream), args,
-                          batch == 0 ? kernel->kernel.problem().batch : batch);
+    if (batch == 0)
+      kernel->kernel.launch(static_cast<bandjit::Stream>(stream), args);
+    else
+      kernel->kernel.launch(static_cast<bandjit::Stream>(stream), args, batch);
   });
 }
 
@@ -126,6 +158,7 @@ bandjit_status bandjit_kernel_info_json(const bandjit_kernel* kernel, char* buff
         {"shared_bytes", i.shared_bytes}, {"registers", i.registers},
         {"arch", i.arch},           {"key_hash", i.key_hash},
         {"origin", origin_name(i.origin)},
+        {"parameters", nlohmann::json::parse(i.parameters)},
     };
     copy_out(doc.dump(), buffer, capacity, needed);
   });

@@ -43,7 +43,16 @@ const char* bandjit_version(void);
 /* Checks a problem (JSON text) without building anything. */
 bandjit_status bandjit_validate_problem(const char* problem_json);
 
-/* Makes sure the disk cache holds the kernel of `family` ("band_qk", ...) for the problem.
+/* Checks the parameters (JSON text) of any family by name: the band families take the
+ * problem of SPEC §2, the others the parameters bandjit_families_json lists. */
+bandjit_status bandjit_validate_parameters(const char* family, const char* parameters_json);
+
+/* Every family as JSON: [{name, parameter_set, summary, arguments, parameters: [{name, type,
+ * allowed, default, doc}]}]; buffer, capacity and needed as for bandjit_kernel_info_json. */
+bandjit_status bandjit_families_json(char* buffer, size_t capacity, size_t* needed);
+
+/* problem_json below: the family's parameters — for the band families the problem of SPEC §2.
+ * Makes sure the disk cache holds the kernel of `family` ("band_qk", ...) for the problem.
  * arch: "sm_90" etc., or NULL for the current GPU's (then a GPU is needed). cache_dir: NULL
  * for the default ($BANDJIT_CACHE_DIR, ...). *compiled (may be NULL) = 1 if NVRTC ran. */
 bandjit_status bandjit_pregenerate(const char* family, const char* problem_json, const char* arch,
@@ -56,8 +65,8 @@ bandjit_status bandjit_get_kernel(const char* family, const char* problem_json, 
 
 /* Launches on `stream` (a CUstream / cudaStream_t, NULL = default stream). pointers: the
  * device addresses named by the kernel's arguments (see bandjit_kernel_info_json), count
- * of them. batch: 0 = the problem's own; other values only for problems with
- * "runtime_batch": true. Same checks and errors as bandjit::Kernel::launch. */
+ * of them. batch: 0 = the problem's own (families other than the band's take only 0);
+ * other values only for band problems with "runtime_batch": true. Same checks and errors as bandjit::Kernel::launch. */
 bandjit_status bandjit_kernel_launch(const bandjit_kernel* kernel, void* stream, const uint64_t* pointers,
                                      size_t count, int64_t batch);
 
