@@ -1,5 +1,8 @@
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "bandjit/bandjit.hpp"
 #include "support/catch.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -108,7 +111,22 @@ TEST_CASE("cli: emit prints the generated source", "[cli]") {
   r = run_cli("emit --shapes " + test::source_path("shapes/longformer-charlm-small.json") + " --index 6");
   CHECK(r.exit_code == 2);
   CHECK(has(r.output, "0 … 5"));
-  CHECK(run_cli("families").output == "band_qk\nband_softmax\nband_pv\nband_tpv\nband_softmax_backward\n");
+  CHECK(has(run_cli("families --names").output, "band_qk\nband_softmax\nband_pv\nband_tpv\nband_softmax_backward\n"));
+}
+
+TEST_CASE("cli: families lists each parameter with its range and default, and each family's arguments", "[cli]") {
+  auto r = run_cli("families");
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.output, "parameters \"band\":"));
+  CHECK(has(r.output, "head_dim       integer  16 … 256, a multiple of 16 (required)"));
+  CHECK(has(r.output, "band_softmax                 (s, p, [mask: key_mask])"));
+  r = run_cli("families --json -");
+  CHECK(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.output.substr(r.output.find('[')));
+  CHECK(doc.size() == bandjit::families().size());
+  CHECK(doc[0]["name"] == "band_qk");
+  CHECK(doc[0]["parameters"][0]["name"] == "batch");
+  CHECK(doc[0]["arguments"] == nlohmann::json{"q", "k", "s"});
 }
 
 TEST_CASE("cli: GPU commands say so without a GPU; a missing NVRTC fails each kernel with its message", "[cli]") {
