@@ -1,0 +1,222 @@
+"""Torch-facing band functions on CUDA tensors, with autograd through bandjit's backward
+kernels (docs/python.md). They run on the current torch stream of the tensors' device.
+
+Tensors: Q, K, V, O [B, N, H, Dh] for layout "bnhd" (HF Longformer) or [B, H, N, Dh] for
+"bhnd"; band tensors S, P [B, N, H, C] / [B, H, N, C] with C = window_left + window_right + 1
+diagonals, slot j of row i holding key i + D·(j − window_left) (SPEC §2–§3). float32,
+float16, bfloat16; head_dim a multiple of 16. Non-contiguous inputs are copied with
+.contiguous() (the kernels take dense tensors). Objects with __dlpack__ (CuPy, JAX, …) are
+taken through torch.from_dlpack. Errors: bandjit.BandjitError naming the field and range.
+"""
+import math
+
+import torch
+
+from . import kernels as _kernels
+
+_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+
+
+def _tensor(x, name):
+    if not isinstance(x, torch.Tensor):
+        if hasattr(x, "__dlpack__"):
+            x = torch.from_dlpack(x)
+        else:
+            raise TypeError(f"{name} must be a torch tensor or support DLPack, not {type(x).__name__}")
+    if not x.is_cuda:
+        raise ValueError(f"{name} must be on a CUDA device (it is on {x.device})")
+    if x.dtype not in _DTYPES:
+        raise ValueError(f"{name} has dtype {x.dtype}; bandjit takes float32, float16, bfloat16")
+    return x.contiguous()
+
+
+def _sizes(x, layout, name):
+    if x.dim() != 4:
+        raise ValueError(f"{name} must have 4 dimensions ([B, N, H, *] or [B, H, N, *]), not {tuple(x.shape)}")
+    if layout == "bnhd":
+        return x.shape[0], x.shape[1], x.shape[2], x.shape[3]
+    if layout == "bhnd":
+        return x.shape[0], x.shape[2], x.shape[1], x.shape[3]
+    raise ValueError(f'layout must be "bnhd" or "bhnd", not {layout!r}')
+
+
+def _problem(batch, seq_len, heads, head_dim, dtype, window_left, window_right, dilation, layout, scale=1.0,
+             key_mask="none"):
+    return {"batch": int(batch), "heads": int(heads), "seq_len": int(seq_len), "head_dim": int(head_dim),
+            "window_left": int(window_left), "window_right": int(window_right),
+            "dilation": dilation if isinstance(dilation, int) else [int(d) for d in dilation],
+            "dtype": _DTYPES[dtype], "layout": layout, "scale": float(scale), "key_mask": key_mask}
+
+
+def _band_shape(batch, seq_len, heads, c, layout):
+    return (batch, seq_len, heads, c) if layout == "bnhd" else (batch, heads, seq_len, c)
+
+
+def _launch(family, problem, tensors):
+    device = tensors[0].device
+    with torch.cuda.device(device):
+        kernel = _kernels.get_kernel(family, problem)
+        kernel.launch([t.data_ptr() for t in tensors], stream=torch.cuda.current_stream(device).cuda_stream)
+
+
+def _mask(key_mask, batch, seq_len, device):
+    """(kind, tensor): bool → uint8 "boolean" (True = the key takes part); float →
+    float32 "additive" (a negative value removes the key, e.g. HF's -10000)."""
+    if key_mask is None:
+        return "none", None
+    key_mask = torch.from_dlpack(key_mask) if not isinstance(key_mask, torch.Tensor) else key_mask
+    if tuple(key_mask.shape) != (batch, seq_len):
+        raise ValueError(f"key_mask must be [B, N] = [{batch}, {seq_len}], not {tuple(key_mask.shape)}")
+    if key_mask.dtype == torch.bool:
+        return "boolean", key_mask.to(device=device, dtype=torch.uint8).contiguous()
+    return "additive", key_mask.to(device=device, dtype=torch.float32).contiguous()
+
+
+# -- the three forward kernels, each with its backward -------------------------------------
+
+class _BandQK(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, window_left, window_right, dilation, scale, layout):
+        b, n, h, dh = _sizes(q, layout, "q")
+        p = _problem(b, n, h, dh, q.dtype, window_left, window_right, dilation, layout, scale)
+        s = torch.empty(_band_shape(b, n, h, window_left + window_right + 1, layout), dtype=q.dtype, device=q.device)
+        _launch("band_qk", p, [q, k, s])
+        ctx.save_for_backward(q, k)
+        ctx.problem, ctx.scale = p, scale
+        return s
+
+    @staticmethod
+    def backward(ctx, ds):
+        q, k = ctx.saved_tensors
+        ds = ds.contiguous()
+        # dQ = scale·band_pv(dS, K), dK = scale·band_tpv(dS, Q) (SPEC §3.4); slots off the
+        # sequence (S = −inf there) are never read by either.
+        dq, dk = torch.empty_like(q), torch.empty_like(k)
+        _launch("band_pv", ctx.problem, [ds, k, dq])
+        _launch("band_tpv", ctx.problem, [ds, q, dk])
+        if ctx.scale != 1.0:
+            dq.mul_(ctx.scale)
+            dk.mul_(ctx.scale)
+        return dq, dk, None, None, None, None, None
+
+
+class _BandSoftmax(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, s, window_left, window_right, dilation, scale, key_mask, layout):
+        b, n, h, c = _sizes(s, layout, "s")
+        if c != window_left + window_right + 1:
+            raise ValueError(f"s has {c} diagonals; window_left + window_right + 1 = {window_left + window_right + 1}")
+        kind, mask = _mask(key_mask, b, n, s.device)
+        # head_dim does not enter band_softmax's code or cache key; 64 keeps the problem valid.
+        p = _problem(b, n, h, 64, s.dtype, window_left, window_right, dilation, layout, scale, kind)
+        out = torch.empty_like(s)
+        _launch("band_softmax", p, [s, out] + ([mask] if mask is not None else []))
+        ctx.save_for_backward(out, *([mask] if mask is not None else []))
+        ctx.problem = p
+        return out
+
+    @staticmethod
+    def backward(ctx, dp):
+        saved = ctx.saved_tensors
+        ds = torch.empty_like(saved[0])
+        _launch("band_softmax_backward", ctx.problem, [saved[0], dp.contiguous(), ds] + list(saved[1:]))
+        return ds, None, None, None, None, None, None
+
+
+class _BandPV(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, prob, v, window_left, window_right, dilation, layout):
+        b, n, h, dh = _sizes(v, layout, "v")
+        p = _problem(b, n, h, dh, v.dtype, window_left, window_right, dilation, layout)
+        o = torch.empty_like(v)
+        _launch("band_pv", p, [prob, v, o])
+        ctx.save_for_backward(prob, v)
+        ctx.problem = p
+        return o
+
+    @staticmethod
+    def backward(ctx, do):
+        prob, v = ctx.saved_tensors
+        do = do.contiguous()
+        # dP = band_qk(dO, V) (−inf off the sequence, where band_pv never read P: gradient 0);
+        # dV = band_tpv(P, dO).
+        dp, dv = torch.empty_like(prob), torch.empty_like(v)
+        _launch("band_qk", dict(ctx.problem, scale=1.0), [do, v, dp])
+        dp.nan_to_num_(neginf=0.0)
+        _launch("band_tpv", ctx.problem, [prob, do, dv])
+        return dp, dv, None, None, None, None
+
+
+def band_qk(q, k, window_left, window_right, dilation=1, scale=1.0, layout="bnhd"):
+    """S[i, j] = scale · Q[i]·K[i + D·(j − window_left)], −inf where the key is outside the
+    sequence (SPEC §3.1). q, k: [B, N, H, Dh] ("bnhd") or [B, H, N, Dh]; returns S with C
+    diagonals in the same layout. Differentiable in q and k."""
+    q, k = _tensor(q, "q"), _tensor(k, "k")
+    if q.shape != k.shape or q.dtype != k.dtype or q.device != k.device:
+        raise ValueError(f"q and k must match: {tuple(q.shape)} {q.dtype} vs {tuple(k.shape)} {k.dtype}")
+    return _BandQK.apply(q, k, window_left, window_right, dilation, scale, layout)
+
+
+def band_softmax(s, window_left, window_right, dilation=1, scale=1.0, key_mask=None, layout="bnhd"):
+    """P[i, :] = softmax(scale · S[i, :] + M[i, :]) over the slots whose key is in the
+    sequence and kept by key_mask ([B, N]: bool, True = kept; or float, added, negative =
+    removed); rows without such a slot give zeros (SPEC §3.2). Differentiable in s."""
+    return _BandSoftmax.apply(_tensor(s, "s"), window_left, window_right, dilation, scale, key_mask, layout)
+
+
+def band_pv(p, v, window_left, window_right, dilation=1, layout="bnhd"):
+    """O[i] = Σ_j P[i, j] · V[i + D·(j − window_left)] over slots whose key is in the sequence
+    (SPEC §3.3). p: [B, N, H, C]; v: [B, N, H, Dh] ("bnhd"). Differentiable in p and v."""
+    p, v = _tensor(p, "p"), _tensor(v, "v")
+    if p.dtype != v.dtype:
+        raise ValueError(f"p and v must have one dtype, not {p.dtype} and {v.dtype}")
+    return _BandPV.apply(p, v, window_left, window_right, dilation, layout)
+
+
+# -- the composed attention --------------------------------------------------------------
+
+class _Attention(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, window_left, window_right, dilation, scale, key_mask, layout):
+        b, n, h, dh = _sizes(q, layout, "q")
+        kind, mask = _mask(key_mask, b, n, q.device)
+        masks = [mask] if mask is not None else []
+        plain = _problem(b, n, h, dh, q.dtype, window_left, window_right, dilation, layout)
+        scaled = dict(plain, scale=scale, key_mask=kind)
+        prob = torch.empty(_band_shape(b, n, h, window_left + window_right + 1, layout), dtype=q.dtype, device=q.device)
+        _launch("band_qk", plain, [q, k, prob])
+        _launch("band_softmax", scaled, [prob, prob] + masks)  # in place: S becomes P
+        o = torch.empty_like(v)
+        _launch("band_pv", plain, [prob, v, o])
+        ctx.save_for_backward(q, k, v, prob, *masks)
+        ctx.plain, ctx.scaled = plain, scaled
+        return o
+
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, prob, *masks = ctx.saved_tensors
+        do = do.contiguous()
+        # attention_backward's kernels (SPEC §3.4): dP = dO·Vᵀ, dS = softmax backward (scale
+        # applied once, in place on dP), dQ = band_pv(dS, K), dK = band_tpv(dS, Q), dV = band_tpv(P, dO).
+        ds = torch.empty_like(prob)
+        _launch("band_qk", ctx.plain, [do, v, ds])
+        _launch("band_softmax_backward", ctx.scaled, [prob, ds, ds] + masks)
+        dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        _launch("band_pv", ctx.plain, [ds, k, dq])
+        _launch("band_tpv", ctx.plain, [ds, q, dk])
+        _launch("band_tpv", ctx.plain, [prob, do, dv])
+        return dq, dk, dv, None, None, None, None, None, None
+
+
+def sliding_window_attention(q, k, v, window_left, window_right, dilation=1, scale=None, key_mask=None,
+                             layout="bnhd"):
+    """O = softmax(scale · Q Kᵀ + M) V restricted to the band: band_qk → band_softmax (in
+    place) → band_pv; scale defaults to 1/√head_dim. q, k, v: [B, N, H, Dh] ("bnhd") or
+    [B, H, N, Dh]; key_mask as for band_softmax. Differentiable in q, k, v (the backward
+    runs attention_backward's five kernels)."""
+    q, k, v = _tensor(q, "q"), _tensor(k, "k"), _tensor(v, "v")
+    if not (q.shape == k.shape == v.shape) or not (q.dtype == k.dtype == v.dtype):
+        raise ValueError(f"q, k, v must have one shape and dtype: {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    return _Attention.apply(q, k, v, window_left, window_right, dilation, scale, key_mask, layout)
