@@ -45,7 +45,7 @@ std::vector<ParameterInfo> band_parameters() {
       {"dtype", "string", "\"float32\", \"float16\", \"bfloat16\"", "", "element type; accumulation in float32"},
       {"layout", "string", "\"bnhd\", \"bhnd\"", "\"bnhd\"", "order of Q/K/V/O and of the band tensors"},
       {"scale", "number", "finite", "1.0", "band_qk multiplies S by it; band_softmax uses softmax(scale S + M)"},
-      {"key_mask", "string", "\"none\", \"boolean\", \"additive\"", "\"none\"", "key-padding mask [B, N] of band_softmax"},
+      {"key_mask", "string", "\"none\", \"bool\", \"additive\"", "\"none\"", "key-padding mask [B, N] of band_softmax"},
       {"runtime_batch", "boolean", "true or false", "false", "leave batch out of the kernel (one kernel, any batch)"},
   };
 }

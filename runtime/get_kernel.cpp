@@ -162,6 +162,12 @@ void Kernel::check_arguments(const std::vector<DevicePtr>& args) const {
   }
   CUcontext current = nullptr;
   check_cuda(driver().cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  // A thread with no context yet (a worker thread: PyTorch's autograd, a pool) gets the
+  // kernel's, as the CUDA runtime makes the primary context current on first use.
+  if (current == nullptr) {
+    check_cuda(driver().cuCtxSetCurrent(module_->context()), "cuCtxSetCurrent");
+    current = module_->context();
+  }
   if (current != module_->context())
     throw Error(ErrorKind::usage, "the kernel was loaded in another CUDA context; call get_kernel in this one");
 }

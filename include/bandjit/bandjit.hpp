@@ -71,7 +71,8 @@ class Kernel {
   /// The band problem; a default Problem for families of other parameter sets.
   const Problem& problem() const { return problem_; }
 
-  /// Launches on `stream` (the caller's context must be current). `args` are the device
+  /// Launches on `stream` in the context the kernel was loaded in: it must be current, or
+  /// no context may be current on this thread (then the kernel's is made current). `args` are the device
   /// pointers named by info().arguments, each 16-byte aligned, holding tensors of the shapes
   /// in docs/kernels.md. Throws Error(usage) on a wrong count or misaligned pointer,
   /// Error(driver_failed) naming cuLaunchKernel and the CUDA error string.

@@ -41,9 +41,13 @@ class Kernel:
                                                       len(pointers), batch))
 
     def __del__(self):
-        if getattr(self, "_handle", None) and _capi._lib is not None:
-            _capi.lib().bandjit_kernel_free(self._handle)
-            self._handle = None
+        # At interpreter shutdown the module globals may already be gone: the process frees all.
+        try:
+            if self._handle and _capi._lib is not None:
+                _capi._lib.bandjit_kernel_free(self._handle)
+                self._handle = None
+        except (AttributeError, TypeError):
+            pass
 
 
 _kernels = {}

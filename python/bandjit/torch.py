@@ -60,7 +60,7 @@ def _launch(family, problem, tensors):
 
 
 def _mask(key_mask, batch, seq_len, device):
-    """(kind, tensor): bool → uint8 "boolean" (True = the key takes part); float →
+    """(kind, tensor): bool → uint8 "bool" (True = the key takes part); float →
     float32 "additive" (a negative value removes the key, e.g. HF's -10000)."""
     if key_mask is None:
         return "none", None
@@ -68,7 +68,7 @@ def _mask(key_mask, batch, seq_len, device):
     if tuple(key_mask.shape) != (batch, seq_len):
         raise ValueError(f"key_mask must be [B, N] = [{batch}, {seq_len}], not {tuple(key_mask.shape)}")
     if key_mask.dtype == torch.bool:
-        return "boolean", key_mask.to(device=device, dtype=torch.uint8).contiguous()
+        return "bool", key_mask.to(device=device, dtype=torch.uint8).contiguous()
     return "additive", key_mask.to(device=device, dtype=torch.float32).contiguous()
 
 

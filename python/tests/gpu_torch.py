@@ -6,8 +6,9 @@ torch or a CUDA device. Writes its measurements as JSON to argv[1] when given.
 2. A LongformerModel of the longformer-base-4096 configuration (random weights), unpatched
    and patched (bandjit.hf), on 4096 tokens with global tokens and padding: outputs and
    every parameter's gradient after one loss.backward, float32 and float16.
-3. Times (CUDA-event medians): the model's forward and forward+backward, and one layer's
-   LongformerSelfAttention forward (the attention part), unpatched and patched.
+3. Times (CUDA-event medians): the model's forward and forward+backward, one layer's
+   LongformerSelfAttention forward, and its attention part (that forward minus its three
+   Q/K/V projections, timed alone), unpatched and patched.
 """
 import json
 import math
@@ -181,10 +182,27 @@ def check_longformer():
         bound = 1e-4 if dtype == torch.float32 else 1e-2
         keep = attention.bool()[..., None].expand_as(out)  # padded positions are not compared (HF leaves them arbitrary)
         expect(f"longformer {tag} output", rel(out[keep], out_ref[keep]), bound, "longformer")
-        worst = max(((rel(grads[k], grads_ref[k]), k) for k in grads_ref), default=(0.0, ""))
-        missing = set(grads_ref) ^ set(grads)
-        expect(f"longformer {tag} gradients ({len(grads_ref)} parameters; worst {worst[1]})",
-               worst[0] if not missing else math.inf, bound, "longformer")
+        # Per parameter ‖Δ‖/‖g_ref‖. The key biases' gradients are zero in exact arithmetic
+        # (softmax is shift-invariant), so theirs are rounding noise in both runs: those with
+        # ‖g_ref‖ below 1e-3 of the median norm are compared on that median's scale instead.
+        norms = sorted(g.double().norm().item() for g in grads_ref.values())
+        median = norms[len(norms) // 2]
+        worst, vanishing = (0.0, ""), []
+        for k, g_ref in grads_ref.items():
+            if k not in grads:
+                worst = (math.inf, k + " (no gradient when patched)")
+                continue
+            diff = (grads[k].double() - g_ref.double()).norm().item()
+            ref = g_ref.double().norm().item()
+            if ref < 1e-3 * median:
+                vanishing.append(k)
+                err = diff / median
+            else:
+                err = diff / ref
+            worst = max(worst, (err, k))
+        expect(f"longformer {tag} gradients ({len(grads_ref)} parameters; worst {worst[1]}; "
+               f"{len(vanishing)} vanishing on the median scale)", worst[0], bound, "longformer")
+        results["longformer"].append({"name": f"{tag} vanishing gradients", "parameters": vanishing})
 
         # Timings: the whole model and one layer's attention part, unpatched and patched.
         attn = model.encoder.layer[0].attention.self
@@ -198,20 +216,30 @@ def check_longformer():
             model(input_ids=ids, attention_mask=attention, global_attention_mask=global_mask)
         handle.remove()
         t = {}
+        hidden = captured["args"][0] if captured["args"] else captured["kwargs"]["hidden_states"]
+
+        def projections():
+            h = hidden.transpose(0, 1)
+            return attn.query(h), attn.key(h), attn.value(h)
+
+        with torch.no_grad():
+            t["projections_us"] = event_median(projections, runs=30)
         for patched in (False, True):
             (bandjit.hf.patch_longformer if patched else bandjit.hf.unpatch_longformer)(model)
             key = "patched" if patched else "hf"
             with torch.no_grad():
                 t[f"forward_{key}_us"] = event_median(
                     lambda: model(input_ids=ids, attention_mask=attention, global_attention_mask=global_mask))
-                t[f"attention_part_{key}_us"] = event_median(
+                t[f"self_attention_{key}_us"] = event_median(
                     lambda: attn(*captured["args"], **captured["kwargs"]), runs=30)
+            t[f"attention_part_{key}_us"] = t[f"self_attention_{key}_us"] - t["projections_us"]
             t[f"forward_backward_{key}_us"] = event_median(step, warmup=2, runs=5)
-        for part in ("forward", "forward_backward", "attention_part"):
+        for part in ("forward", "forward_backward", "self_attention", "attention_part"):
             t[f"{part}_speedup"] = t[f"{part}_hf_us"] / t[f"{part}_patched_us"]
         results["timings"][tag] = t
         print(tag, json.dumps(t, indent=1))
-        assert bandjit.hf.unpatch_longformer(model) == 0 and bandjit.hf.patch_longformer(model) == 12
+        assert bandjit.hf.unpatch_longformer(model) == 12 and bandjit.hf.unpatch_longformer(model) == 0
+        assert bandjit.hf.patch_longformer(model) == 12 and bandjit.hf.patch_longformer(model) == 0
         assert bandjit.hf.unpatch_longformer(model) == 12
         del model
 
