@@ -64,9 +64,12 @@ const std::vector<Family>& all_families() {
 
 nlohmann::json Family::canonical(const nlohmann::json& params, const std::string& where) const {
   if (is_band()) {
-    nlohmann::json doc = params;
-    if (doc.is_object()) doc.erase("ops");
-    return problem_to_json(problem_from_json(doc, where));
+    // "ops" belongs to shape-file entries (which remove it), not to a problem.
+    if (params.is_object() && params.contains("ops"))
+      throw Error(ErrorKind::invalid_problem,
+                  fmt::format("{}{}: ops is a shape-file field, not a parameter", where.empty() ? "" : where + ": ", name),
+                  {{"field", "ops"}});
+    return problem_to_json(problem_from_json(params, where));
   }
   nlohmann::json c = canonical_params(param_specs(), params, name, where);
   if (check_params) check_params(c, where);
@@ -149,7 +152,15 @@ std::vector<std::string> shorthand(const std::string& name, const std::string& s
 }  // namespace
 
 std::vector<std::string> expand_ops(const std::string& name, const std::string& set, const std::string& where) {
-  if (name == "forward" || name == "backward" || name == "training") return shorthand(name, set);
+  if (name == "forward" || name == "backward" || name == "training") {
+    auto names = shorthand(name, set);
+    if (names.empty())
+      throw Error(ErrorKind::invalid_problem,
+                  fmt::format("{}\"{}\" names no family of the \"{}\" parameters ({})", where.empty() ? "" : where + ": ",
+                              name, set, fmt::join(families_of_set(set), ", ")),
+                  {{"field", "ops"}, {"value", name}});
+    return names;
+  }
   if (name == kAttentionBackward && set == kBandSet) return {name};
   const auto in_set = families_of_set(set);
   if (std::find(in_set.begin(), in_set.end(), name) != in_set.end()) return {name};

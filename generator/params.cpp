@@ -40,7 +40,7 @@ json checked_value(const ParamSpec& s, const json& v, const std::string& family,
       if (!v.is_number()) bad();
       const double x = v.get<double>();
       if (!std::isfinite(x) || x < s.min || x > s.max) bad();
-      return x;
+      return x == 0 ? 0.0 : x;  // one spelling per value: -0.0 and 0 give the key of 0.0
     }
     case ParamSpec::Type::boolean:
       if (!v.is_boolean()) bad();
@@ -79,7 +79,7 @@ json canonical_params(const std::vector<ParamSpec>& specs, const json& doc, cons
     auto it = doc.find(s.name);
     if (it == doc.end()) {
       if (s.default_value.is_null()) bad_params(family, where, s.name, "(missing)", "required: " + allowed_text(s));
-      out[s.name] = s.default_value;
+      out[s.name] = checked_value(s, s.default_value, family, where);
     } else {
       out[s.name] = checked_value(s, *it, family, where);
     }

@@ -27,7 +27,9 @@ struct ParamSpec {
 /// The family's parameters of `doc` checked and completed: unknown names, wrong types and
 /// out-of-range values throw Error(invalid_problem) naming `where`, the family, the field,
 /// its value and the allowed range; missing optional ones get their default. The result has
-/// every parameter (sorted keys): the canonical document of the cache key.
+/// every parameter (sorted keys), each spelt one way (numbers as doubles, -0.0 as 0.0): what
+/// jobs, bundles and Python's kernel table are keyed by. Each generator puts the parameters
+/// that change its code into Source::key_fields.
 nlohmann::json canonical_params(const std::vector<ParamSpec>& specs, const nlohmann::json& doc,
                                 const std::string& family, const std::string& where);
 

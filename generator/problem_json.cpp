@@ -126,7 +126,7 @@ Problem problem_from_json(std::string_view json_text) {
   json doc;
   try {
     doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax, and numbers out of range (1e400)
     throw Error(ErrorKind::invalid_problem, fmt::format("problem is not valid JSON: {}", e.what()));
   }
   return problem_from_json(doc, "");

@@ -42,6 +42,7 @@ void require_trusted_bundle(const std::string& path) {
 }
 
 nlohmann::json parameters_of(const BundleKernel& k) {
+  if (k.parameters.empty()) validate(k.problem);
   return find_family(k.family).canonical(k.parameters.empty() ? nlohmann::json::parse(to_json(k.problem))
                                                                : nlohmann::json::parse(k.parameters));
 }

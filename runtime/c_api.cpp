@@ -85,7 +85,7 @@ bandjit_status bandjit_validate_parameters(const char* family, const char* param
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(parameters_json);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       throw bandjit::Error(bandjit::ErrorKind::invalid_problem, std::string("parameters are not valid JSON: ") + e.what());
     }
     bandjit::find_family(family).canonical(doc);
@@ -98,10 +98,11 @@ bandjit_status bandjit_families_json(char* buffer, size_t capacity, size_t* need
     for (const auto& f : bandjit::family_infos()) {
       nlohmann::json params = nlohmann::json::array();
       for (const auto& p : f.parameters)
-        params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed}, {"default", p.default_value},
+        params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed},
+                          {"default", p.default_value.empty() ? nlohmann::json() : nlohmann::json::parse(p.default_value)},
                           {"doc", p.doc}});
       doc.push_back({{"name", f.name}, {"parameter_set", f.parameter_set}, {"summary", f.summary},
-                     {"arguments", f.arguments}, {"parameters", params}});
+                     {"reference", f.reference}, {"arguments", f.arguments}, {"parameters", params}});
     }
     copy_out(doc.dump(), buffer, capacity, needed);
   });

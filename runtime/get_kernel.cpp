@@ -85,7 +85,7 @@ namespace {
 nlohmann::json parse_parameters(std::string_view family, std::string_view text) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax, and numbers out of range (1e400)
     throw Error(ErrorKind::invalid_problem, fmt::format("{}: the parameters are not valid JSON: {}", family, e.what()),
                 {{"family", std::string(family)}});
   }
@@ -105,6 +105,7 @@ Kernel get_kernel(std::string_view family, std::string_view parameters_json, con
 }
 
 PregenerateResult pregenerate(std::string_view family, const Problem& problem, const Options& options) {
+  validate(problem);  // before to_json, which folds a uniform dilation list into one value
   return pregenerate(family, to_json(problem), options);
 }
 
@@ -119,6 +120,7 @@ PregenerateResult pregenerate(std::string_view family, std::string_view paramete
 }
 
 std::string emit_source(std::string_view family, const Problem& problem, bool standalone) {
+  validate(problem);
   return emit_source(family, to_json(problem), standalone);
 }
 

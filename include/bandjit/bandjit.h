@@ -47,8 +47,9 @@ bandjit_status bandjit_validate_problem(const char* problem_json);
  * problem of SPEC §2, the others the parameters bandjit_families_json lists. */
 bandjit_status bandjit_validate_parameters(const char* family, const char* parameters_json);
 
-/* Every family as JSON: [{name, parameter_set, summary, arguments, parameters: [{name, type,
- * allowed, default, doc}]}]; buffer, capacity and needed as for bandjit_kernel_info_json. */
+/* Every family as JSON, as `bandjit families --json` prints it: [{name, parameter_set,
+ * summary, reference, arguments, parameters: [{name, type, allowed, default (null when
+ * required), doc}]}]; buffer, capacity and needed as for bandjit_kernel_info_json. */
 bandjit_status bandjit_families_json(char* buffer, size_t capacity, size_t* needed);
 
 /* problem_json below: the family's parameters — for the band families the problem of SPEC §2.

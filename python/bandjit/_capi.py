@@ -90,6 +90,10 @@ def json_out(fn, *args):
     status = fn(*args, None, 0, ctypes.byref(needed))
     if status not in (0, 2):
         check(status)
-    buf = ctypes.create_string_buffer(needed.value)
-    check(fn(*args, buf, needed.value, ctypes.byref(needed)))
-    return json.loads(buf.value.decode())
+    while True:  # the text may grow between the calls (a cache being written)
+        size = needed.value
+        buf = ctypes.create_string_buffer(size)
+        status = fn(*args, buf, size, ctypes.byref(needed))
+        if status != 2 or needed.value <= size:
+            check(status)
+            return json.loads(buf.value.decode())

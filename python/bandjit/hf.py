@@ -20,18 +20,22 @@ _FLAG = "_bandjit_patched"
 _SUPPORTED = {"torch.float32", "torch.float16", "torch.bfloat16"}
 
 
-def _takes(module, *tensors):
-    return all(t.is_cuda and str(t.dtype) in _SUPPORTED for t in tensors) and tensors[-1].shape[-1] % 16 == 0
+def _takes(*tensors):
+    """What band_qk/band_pv accept: CUDA tensors of one supported dtype, head_dim 16 … 256
+    in steps of 16 (HF's padding-mask call has head_dim 1 and stays HF's)."""
+    dh = tensors[-1].shape[-1]
+    return (all(t.is_cuda and str(t.dtype) in _SUPPORTED and t.dtype == tensors[0].dtype for t in tensors)
+            and dh % 16 == 0 and 16 <= dh <= 256)
 
 
 def _query_key(self, query, key, window_overlap):
-    if not _takes(self, query, key):
+    if not _takes(query, key):
         return getattr(type(self), _QK)(self, query, key, window_overlap)
     return _bt.band_qk(query, key, window_overlap, window_overlap, layout="bnhd")
 
 
 def _probs_value(self, attn_probs, value, window_overlap):
-    if not _takes(self, attn_probs, value) or attn_probs.dtype != value.dtype:
+    if not _takes(attn_probs, value):
         return getattr(type(self), _PV)(self, attn_probs, value, window_overlap)
     return _bt.band_pv(attn_probs, value, window_overlap, window_overlap, layout="bnhd")
 

@@ -26,7 +26,7 @@ class Kernel:
     addresses (ints) in the order of info()["arguments"]."""
 
     def __init__(self, handle):
-        self._handle = ctypes.c_void_p(handle)
+        self._handle = ctypes.c_void_p(handle)  # owned from here: __del__ frees it even if info fails
         self._info = _capi.json_out(_capi.lib().bandjit_kernel_info_json, self._handle)
         self.arguments = self._info["arguments"]
 

@@ -54,6 +54,8 @@ def validate(family_or_problem, parameters=None):
     validate("layer_norm", {...}) for any family. Raises BandjitError(kind="invalid_problem")
     naming the field, its value and the allowed range."""
     if parameters is None:
+        if isinstance(family_or_problem, str):
+            raise TypeError("validate(problem) takes a Problem or dict; for a family by name: validate(family, parameters)")
         _capi.check(_capi.lib().bandjit_validate_problem(_capi.text(parameters_json(family_or_problem))))
     else:
         _capi.check(_capi.lib().bandjit_validate_parameters(_capi.text(family_or_problem),

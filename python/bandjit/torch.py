@@ -8,9 +8,11 @@ float16, bfloat16; head_dim a multiple of 16. Non-contiguous inputs are copied w
 .contiguous() (the kernels take dense tensors). Objects with __dlpack__ (CuPy, JAX, …) are
 taken through torch.from_dlpack. Errors: bandjit.BandjitError naming the field and range.
 """
+import functools
 import math
 
 import torch
+from torch.autograd.function import once_differentiable
 
 from . import kernels as _kernels
 
@@ -52,6 +54,23 @@ def _band_shape(batch, seq_len, heads, c, layout):
     return (batch, seq_len, heads, c) if layout == "bnhd" else (batch, heads, seq_len, c)
 
 
+def _same_device(*named):
+    devices = {t.device for _, t in named}
+    if len(devices) > 1:
+        raise ValueError("tensors on different devices: " + ", ".join(f"{n} on {t.device}" for n, t in named))
+
+
+@functools.lru_cache(maxsize=64)
+def _off_sequence(seq_len, heads, window_left, window_right, dilation, layout, device):
+    """Bool [N, H, C] (bnhd) or [H, N, C] (bhnd): slots whose key is outside the sequence."""
+    dil = torch.tensor([dilation] * heads if isinstance(dilation, int) else list(dilation), device=device)
+    i = torch.arange(seq_len, device=device)[:, None, None]
+    j = torch.arange(window_left + window_right + 1, device=device)[None, None, :]
+    key = i + dil[None, :, None] * (j - window_left)
+    off = (key < 0) | (key >= seq_len)
+    return off if layout == "bnhd" else off.transpose(0, 1).contiguous()
+
+
 def _launch(family, problem, tensors):
     device = tensors[0].device
     with torch.cuda.device(device):
@@ -86,6 +105,7 @@ class _BandQK(torch.autograd.Function):
         return s
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, ds):
         q, k = ctx.saved_tensors
         ds = ds.contiguous()
@@ -102,13 +122,13 @@ class _BandQK(torch.autograd.Function):
 
 class _BandSoftmax(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, s, window_left, window_right, dilation, scale, key_mask, layout):
+    def forward(ctx, s, window_left, window_right, dilation, scale, key_mask, layout, head_dim):
         b, n, h, c = _sizes(s, layout, "s")
         if c != window_left + window_right + 1:
             raise ValueError(f"s has {c} diagonals; window_left + window_right + 1 = {window_left + window_right + 1}")
         kind, mask = _mask(key_mask, b, n, s.device)
-        # head_dim does not enter band_softmax's code or cache key; 64 keeps the problem valid.
-        p = _problem(b, n, h, 64, s.dtype, window_left, window_right, dilation, layout, scale, kind)
+        # head_dim is part of every band problem (and its cache key): the caller's Q/K head_dim.
+        p = _problem(b, n, h, head_dim, s.dtype, window_left, window_right, dilation, layout, scale, kind)
         out = torch.empty_like(s)
         _launch("band_softmax", p, [s, out] + ([mask] if mask is not None else []))
         ctx.save_for_backward(out, *([mask] if mask is not None else []))
@@ -116,11 +136,12 @@ class _BandSoftmax(torch.autograd.Function):
         return out
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, dp):
         saved = ctx.saved_tensors
         ds = torch.empty_like(saved[0])
         _launch("band_softmax_backward", ctx.problem, [saved[0], dp.contiguous(), ds] + list(saved[1:]))
-        return ds, None, None, None, None, None, None
+        return ds, None, None, None, None, None, None, None
 
 
 class _BandPV(torch.autograd.Function):
@@ -135,14 +156,18 @@ class _BandPV(torch.autograd.Function):
         return o
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, do):
         prob, v = ctx.saved_tensors
         do = do.contiguous()
-        # dP = band_qk(dO, V) (−inf off the sequence, where band_pv never read P: gradient 0);
-        # dV = band_tpv(P, dO).
+        # dP = band_qk(dO, V): −inf off the sequence, where band_pv never read P, so the
+        # gradient there is 0; dV = band_tpv(P, dO).
         dp, dv = torch.empty_like(prob), torch.empty_like(v)
-        _launch("band_qk", dict(ctx.problem, scale=1.0), [do, v, dp])
-        dp.nan_to_num_(neginf=0.0)
+        pr = ctx.problem
+        _launch("band_qk", dict(pr, scale=1.0), [do, v, dp])
+        dil = pr["dilation"] if isinstance(pr["dilation"], int) else tuple(pr["dilation"])
+        dp.masked_fill_(_off_sequence(pr["seq_len"], pr["heads"], pr["window_left"], pr["window_right"], dil,
+                                      pr["layout"], dp.device), 0.0)
         _launch("band_tpv", ctx.problem, [prob, do, dv])
         return dp, dv, None, None, None, None
 
@@ -152,24 +177,33 @@ def band_qk(q, k, window_left, window_right, dilation=1, scale=1.0, layout="bnhd
     sequence (SPEC §3.1). q, k: [B, N, H, Dh] ("bnhd") or [B, H, N, Dh]; returns S with C
     diagonals in the same layout. Differentiable in q and k."""
     q, k = _tensor(q, "q"), _tensor(k, "k")
-    if q.shape != k.shape or q.dtype != k.dtype or q.device != k.device:
+    _same_device(("q", q), ("k", k))
+    if q.shape != k.shape or q.dtype != k.dtype:
         raise ValueError(f"q and k must match: {tuple(q.shape)} {q.dtype} vs {tuple(k.shape)} {k.dtype}")
     return _BandQK.apply(q, k, window_left, window_right, dilation, scale, layout)
 
 
-def band_softmax(s, window_left, window_right, dilation=1, scale=1.0, key_mask=None, layout="bnhd"):
+def band_softmax(s, window_left, window_right, dilation=1, scale=1.0, key_mask=None, layout="bnhd", head_dim=64):
     """P[i, :] = softmax(scale · S[i, :] + M[i, :]) over the slots whose key is in the
     sequence and kept by key_mask ([B, N]: bool, True = kept; or float, added, negative =
-    removed); rows without such a slot give zeros (SPEC §3.2). Differentiable in s."""
-    return _BandSoftmax.apply(_tensor(s, "s"), window_left, window_right, dilation, scale, key_mask, layout)
+    removed); rows without such a slot give zeros (SPEC §3.2). Differentiable in s.
+    head_dim (that of the Q and K behind S) only names the kernel: pass it so that the
+    kernels of a pregenerated problem are found."""
+    return _BandSoftmax.apply(_tensor(s, "s"), window_left, window_right, dilation, scale, key_mask, layout,
+                              head_dim)
 
 
 def band_pv(p, v, window_left, window_right, dilation=1, layout="bnhd"):
     """O[i] = Σ_j P[i, j] · V[i + D·(j − window_left)] over slots whose key is in the sequence
     (SPEC §3.3). p: [B, N, H, C]; v: [B, N, H, Dh] ("bnhd"). Differentiable in p and v."""
     p, v = _tensor(p, "p"), _tensor(v, "v")
+    _same_device(("p", p), ("v", v))
     if p.dtype != v.dtype:
         raise ValueError(f"p and v must have one dtype, not {p.dtype} and {v.dtype}")
+    b, n, h, _ = _sizes(v, layout, "v")
+    expected = _band_shape(b, n, h, window_left + window_right + 1, layout)
+    if tuple(p.shape) != expected:
+        raise ValueError(f"p must be {list(expected)} for v {list(v.shape)} (layout {layout}), not {list(p.shape)}")
     return _BandPV.apply(p, v, window_left, window_right, dilation, layout)
 
 
@@ -193,6 +227,7 @@ class _Attention(torch.autograd.Function):
         return o
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, do):
         q, k, v, prob, *masks = ctx.saved_tensors
         do = do.contiguous()
@@ -215,8 +250,23 @@ def sliding_window_attention(q, k, v, window_left, window_right, dilation=1, sca
     [B, H, N, Dh]; key_mask as for band_softmax. Differentiable in q, k, v (the backward
     runs attention_backward's five kernels)."""
     q, k, v = _tensor(q, "q"), _tensor(k, "k"), _tensor(v, "v")
+    _same_device(("q", q), ("k", k), ("v", v))
     if not (q.shape == k.shape == v.shape) or not (q.dtype == k.dtype == v.dtype):
         raise ValueError(f"q, k, v must have one shape and dtype: {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     return _Attention.apply(q, k, v, window_left, window_right, dilation, scale, key_mask, layout)
+
+
+def attention_kernels(batch, seq_len, heads, head_dim, dtype, window_left, window_right, dilation=1, scale=None,
+                      key_mask="none", layout="bnhd"):
+    """The (family, parameters) pairs sliding_window_attention and its backward use for a
+    problem — band_qk at scale 1, band_softmax(_backward) at `scale` with the mask kind
+    ("none", "bool", "additive"), band_pv, band_tpv — for bandjit.pregenerate or warmup.
+    dtype: a torch dtype or its name."""
+    dtype = dtype if isinstance(dtype, torch.dtype) else getattr(torch, dtype)
+    scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
+    plain = _problem(batch, seq_len, heads, head_dim, dtype, window_left, window_right, dilation, layout)
+    scaled = dict(plain, scale=scale, key_mask=key_mask)
+    return [("band_qk", plain), ("band_softmax", scaled), ("band_pv", plain), ("band_softmax_backward", scaled),
+            ("band_tpv", plain)]

@@ -71,12 +71,18 @@ def ref_qk(q, k, wl, wr, dil, scale):
 def ref_softmax(s, wl, wr, dil, scale, mask):
     b, n, h, c = s.shape
     allowed = torch.isfinite(s)
+    x = s * scale
     if mask is not None:
         keys, _ = key_index(n, wl, wr, dil, h, s.device)
-        allowed = allowed & mask[:, keys].permute(0, 2, 1, 3)  # [B, N, H, C]
+        m = mask[:, keys].permute(0, 2, 1, 3)  # [B, N, H, C]
+        if mask.dtype == torch.bool:
+            allowed = allowed & m
+        else:  # additive: added; a negative value removes the key
+            allowed = allowed & (m >= 0)
+            x = x + m.double()
     any_allowed = allowed.any(-1, keepdim=True)
     # Rows without an allowed key give zeros (SPEC §3.2); keep them finite for autograd.
-    x = torch.where(allowed, s * scale, torch.full_like(s, -math.inf))
+    x = torch.where(allowed, x, torch.full_like(s, -math.inf))
     x = torch.where(any_allowed, x, torch.zeros_like(x))
     return torch.softmax(x, dim=-1) * (allowed & any_allowed)
 
@@ -107,7 +113,7 @@ def check_functions():
             s = bt.band_qk(qx, kx, *args, scale=1.0)
             s_ref = ref_qk(qr, kr, *args, 1.0)
             expect(f"band_qk {name}", rel(s, s_ref), TOL[dtype])
-            p = bt.band_softmax(s, *args, scale=scale, key_mask=mask)
+            p = bt.band_softmax(s, *args, scale=scale, key_mask=mask, head_dim=c["d"])
             p_ref = ref_softmax(s_ref, *args, scale, mask)
             expect(f"band_softmax {name}", rel(p, p_ref), TOL[dtype])
             o = bt.band_pv(p, vx, *args)
@@ -128,6 +134,24 @@ def check_functions():
             oa_ref.backward(do)
             for t, r, g in ((qa, qr2, "dq"), (ka, kr2, "dk"), (va, vr2, "dv")):
                 expect(f"attention {g} {name}", rel(t.grad, r.grad), TOL[dtype])
+        # bhnd layout, an additive mask (HF's -10000 = removed, other values added) and a
+        # non-contiguous q (copied by the function), through the composed attention.
+        b, n, h, d, wl, wr, dil = 2, 200, 4, 32, 11, 7, [1, 3, 1, 2]
+        name = f"{str(dtype)[6:]} bhnd additive-mask non-contiguous-q"
+        q, k, v = (torch.randn(b, n, h, d, device="cuda", dtype=torch.float64) / 2 for _ in range(3))
+        add = torch.randn(b, n, device="cuda", dtype=torch.float64).abs() * 0.5
+        add[torch.rand(b, n, device="cuda") < 0.2] = -10000.0
+        qa, ka, va = (t.to(dtype).transpose(1, 2).contiguous().requires_grad_() for t in (q, k, v))
+        q_view = qa.transpose(1, 2).contiguous().transpose(1, 2)  # same values, bhnd shape, not contiguous
+        oa = bt.sliding_window_attention(q_view, ka, va, wl, wr, dil, scale=0.2, key_mask=add, layout="bhnd")
+        qr, kr, vr = (t.to(dtype).double().requires_grad_() for t in (q, k, v))
+        oa_ref = ref_pv(ref_softmax(ref_qk(qr, kr, wl, wr, dil, 1.0), wl, wr, dil, 0.2, add), vr, wl, wr, dil)
+        expect(f"attention {name}", rel(oa.transpose(1, 2), oa_ref), TOL[dtype])
+        do = torch.randn_like(oa_ref)
+        oa.backward(do.to(dtype).transpose(1, 2))
+        oa_ref.backward(do)
+        for t, r, g in ((qa, qr, "dq"), (ka, kr, "dk"), (va, vr, "dv")):
+            expect(f"attention {g} {name}", rel(t.grad.transpose(1, 2), r.grad), TOL[dtype])
 
 
 def event_median(fn, warmup=3, runs=10):

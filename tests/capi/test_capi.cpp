@@ -58,3 +58,26 @@ TEST_CASE("capi: null handles and pointers are usage errors, never crashes", "[c
   bandjit_kernel* k = reinterpret_cast<bandjit_kernel*>(0x1);
   CHECK(bandjit_get_kernel(nullptr, kProblem, nullptr, &k) == BANDJIT_ERROR_USAGE);
 }
+
+TEST_CASE("capi: any family's parameters are validated by name, and the families described", "[capi]") {
+  CHECK(bandjit_validate_parameters("band_pv", kProblem) == BANDJIT_OK);
+  CHECK(bandjit_validate_parameters("band_pv", R"({"batch":1})") == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("heads") != std::string::npos);
+  CHECK(bandjit_validate_parameters("band_pv", R"({"scale":1e400})") == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(bandjit_validate_parameters("band_pvv", kProblem) == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(bandjit_validate_parameters(nullptr, kProblem) == BANDJIT_ERROR_USAGE);
+  std::size_t needed = 0;
+  REQUIRE(bandjit_families_json(nullptr, 0, &needed) == BANDJIT_ERROR_USAGE);
+  std::string text(needed, '\0');
+  REQUIRE(bandjit_families_json(text.data(), text.size(), &needed) == BANDJIT_OK);
+  text.resize(needed - 1);
+  const auto doc = nlohmann::json::parse(text);
+  REQUIRE(doc.size() >= 5);
+  CHECK(doc[0]["name"] == "band_qk");
+  CHECK(doc[0]["arguments"] == nlohmann::json{"q", "k", "s"});
+  CHECK(!doc[0]["reference"].get<std::string>().empty());
+  for (const auto& p : doc[0]["parameters"]) {
+    if (p["name"] == "batch") CHECK(p["default"].is_null());  // required
+    if (p["name"] == "layout") CHECK(p["default"] == "bnhd");
+  }
+}

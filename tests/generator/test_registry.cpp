@@ -43,7 +43,11 @@ std::string error_of(const std::function<void()>& fn) {
 
 TEST_CASE("registry: declared parameters are checked by name, range and type, and defaults filled", "[registry]") {
   const json c = canonical_params(specs(), json{{"rows", 7}, {"dtype", "float16"}}, "fam", "f.json problems[1]");
-  CHECK(c == json{{"rows", 7}, {"scale", 1.0}, {"causal", false}, {"dtype", "float16"}});
+  CHECK(c.dump() == R"({"causal":false,"dtype":"float16","rows":7,"scale":1.0})");
+  // One spelling per value, given or defaulted: 1 and 1.0 and -0.0 and 0 key alike.
+  CHECK(canonical_params(specs(), json{{"rows", 7}, {"dtype", "float16"}, {"scale", 1}}, "fam", "").dump() == c.dump());
+  CHECK(canonical_params(specs(), json{{"rows", 7}, {"dtype", "float16"}, {"scale", -0.0}}, "fam", "").dump() ==
+        canonical_params(specs(), json{{"rows", 7}, {"dtype", "float16"}, {"scale", 0}}, "fam", "").dump());
   CHECK(params_slug(c) == "f16_rows7_scale1");
 
   std::string what = error_of([] { canonical_params(specs(), json{{"rows", 0}, {"dtype", "float32"}}, "fam", "w"); });
@@ -75,6 +79,14 @@ TEST_CASE("registry: band families take their Problem as JSON parameters too", "
     CHECK(f.generate(json::parse(to_json(p))).text == f.generate(p).text);
     CHECK(emit_source(name, to_json(p)) == emit_source(name, p));
   }
+  Problem folded = p;  // a dilation list of the wrong length must not pass as one value
+  folded.dilation = {2, 2, 2, 2};
+  CHECK_THROWS_AS(emit_source("band_qk", folded), Error);
+  CHECK_THROWS_AS(pregenerate("band_qk", folded, Options{"sm_90", "/nonexistent", true}), Error);
+  json with_ops = json::parse(to_json(p));
+  with_ops["ops"] = "garbage";
+  CHECK(has(error_of([&] { find_family("band_qk").canonical(with_ops); }), "shape-file field"));
+  CHECK(has(error_of([] { emit_source("band_qk", R"({"scale": 1e400})"); }), "not valid JSON"));
   const std::string what = error_of([] { emit_source("band_qk", "{\"batch\": 1"); });
   CHECK(has(what, "not valid JSON"));
   CHECK(has(error_of([] { emit_source("band_qk", R"({"batch": 1, "heads": 1})"); }), "seq_len"));
