@@ -8,13 +8,14 @@
 
 namespace bandjit {
 namespace {
-constexpr int kMaxValues = 32;       // float32 values a thread holds: ~60 registers, 2 blocks of 512 per SM
+// Registers of row data a thread holds: ≤ 32 keeps it near 60 registers, 2 blocks of 512 per SM.
+constexpr int kDataRegisters = 32;
 constexpr int kMaxBlockThreads = 512;
 constexpr int kMaxCluster = 8;       // the portable cluster size
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
-SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype) {
+SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward) {
   if (L < 1 || L > kMaxSoftmaxRow)
     throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} is not supported; allowed: 1 … {}", L, kMaxSoftmaxRow),
                 {{"field", "row_length"}, {"value", std::to_string(L)}, {"allowed", fmt::format("1 … {}", kMaxSoftmaxRow)}});
@@ -22,7 +23,10 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   t.vec = 16 / static_cast<int>(element_size(dtype));
   while (L % t.vec != 0) t.vec /= 2;
   t.pieces = static_cast<int>(L / t.vec);
-  const int max_pieces = std::max(1, kMaxValues / t.vec);  // per thread
+  // The forward holds a float32 register per value, the backward the raw pieces of y and
+  // dy (a piece narrower than 4 bytes still takes a register).
+  const int piece_registers = backward ? 2 * std::max<int>(1, t.vec * static_cast<int>(element_size(dtype)) / 4) : t.vec;
+  const int max_pieces = std::max(1, kDataRegisters / piece_registers);  // per thread
   if (t.pieces <= 32 * max_pieces) {
     // Within a warp: the fewest threads (a power of two) that keep ≤ 4 pieces (or the
     // register budget) each, so short rows take a few lanes and reduce with few shuffles.
@@ -32,7 +36,9 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   } else {
     // Whole warps; beyond one block's worth, a cluster of blocks with whole warps each.
     const std::int64_t warps = ceil_div(t.pieces, 32 * max_pieces);
-    t.cluster = static_cast<int>(ceil_div(warps * 32, kMaxBlockThreads));
+    // Blocks of 1024 threads only where 512 would need more than 8 blocks (float32 backward, L > 65536).
+    const int block_limit = ceil_div(warps * 32, kMaxBlockThreads) > kMaxCluster ? 1024 : kMaxBlockThreads;
+    t.cluster = static_cast<int>(ceil_div(warps * 32, block_limit));
     const std::int64_t block_warps = ceil_div(warps, t.cluster);
     const int per_thread = static_cast<int>(ceil_div(t.pieces, t.cluster * block_warps * 32));
     // Fewest warps that still cover the row at that many pieces each (less idle lanes).

@@ -23,10 +23,13 @@ struct SoftmaxRowTiling {
   std::int64_t blocks = 1;    ///< grid.x
 };
 
-/// Longest row the tiling supports: 8 blocks × 512 threads × 32 values.
+/// Longest row the tiling supports: 8 blocks × 512 threads × 32 values (the float32
+/// backward, 16 values of y and dy each: 8 blocks × 1024 threads).
 constexpr std::int64_t kMaxSoftmaxRow = 131072;
 
+/// The forward's tiling (≤ 32 float32 values per thread) or the backward's (≤ 32 registers
+/// of raw y and dy pieces: 16 values of each in float32, up to 32 in float16/bfloat16).
 /// Throws Error(invalid_problem) when L is outside 1 … kMaxSoftmaxRow.
-SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype);
+SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, bool backward = false);
 
 }  // namespace bandjit

@@ -4,56 +4,96 @@
 // and one kernel serves every mask. dx may alias dy.
 //
 // softmax.cuh's row layout: kRowThreads threads hold the row's pieces of y and dy in
-// registers, one sum reduction (a cluster of blocks on sm_90 for the longest rows; a
-// two-pass walk of one block elsewhere), dx written once.
+// registers as loaded (float16/bfloat16 stay packed, half the registers of floats), one
+// sum reduction (a cluster of blocks on sm_90 for the longest rows; a two-pass walk of one
+// block elsewhere), dx written once.
 #pragma once
 
 #include "bandjit/softmax.cuh"
 
 namespace bandjit {
 
-// Loads this lane's pieces of y and dy as floats (0 past the row); returns Σ y · dy.
+template <class Cfg>
+struct GradPieces {
+  typedef typename RawPiece<sizeof(typename Cfg::T) * Cfg::kVec>::type Raw;
+  Raw y[Cfg::kPiecesPerThread], dy[Cfg::kPiecesPerThread];
+};
+
+// Tells the compiler the raw registers changed, so that the store phase converts them
+// again instead of keeping every converted float alive across the reduction (twice the
+// registers). No instruction is emitted.
+__device__ __forceinline__ void opaque(uint4& r) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w));
+#endif
+}
+__device__ __forceinline__ void opaque(unsigned long long& r) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("" : "+l"(r));
+#endif
+}
+__device__ __forceinline__ void opaque(unsigned& r) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("" : "+r"(r));
+#endif
+}
+__device__ __forceinline__ void opaque(unsigned short& r) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("" : "+h"(r));
+#endif
+}
+__device__ __forceinline__ void opaque(unsigned char&) {}
+
+template <class Cfg>
+__device__ __forceinline__ bool piece_in_row(int piece) {
+  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
+}
+
+// Loads this lane's pieces of y and dy (zeros past the row); returns Σ y · dy over them.
 template <class Cfg>
 __device__ __forceinline__ float load_row_grad(const typename Cfg::T* y, const typename Cfg::T* dy, i64 row, int lane,
-                                               bool active, float (&yv)[Cfg::kPiecesPerThread][Cfg::kVec],
-                                               float (&gv)[Cfg::kPiecesPerThread][Cfg::kVec]) {
+                                               bool active, GradPieces<Cfg>& g) {
   using T = typename Cfg::T;
+  typedef typename GradPieces<Cfg>::Raw Raw;
   constexpr int V = Cfg::kVec, L = Cfg::kRowLength;
-  typedef typename RawPiece<sizeof(T) * V>::type Raw;
   float dot = 0.f;
 #pragma unroll
   for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
     const int piece = lane + e * Cfg::kRowThreads;
-    const bool in_row =
-        active && (Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces);
-    const Raw ry = in_row ? load_piece<T, V>(y + row * L + piece * V) : Raw{};
-    const Raw rg = in_row ? load_piece<T, V>(dy + row * L + piece * V) : Raw{};
-    const T* iy = reinterpret_cast<const T*>(&ry);
-    const T* ig = reinterpret_cast<const T*>(&rg);
+    const bool in_row = active && piece_in_row<Cfg>(piece);
+    g.y[e] = in_row ? load_piece<T, V>(y + row * L + piece * V) : Raw{};
+    g.dy[e] = in_row ? load_piece<T, V>(dy + row * L + piece * V) : Raw{};
+  }
 #pragma unroll
-    for (int c = 0; c < V; ++c) {
-      yv[e][c] = to_float(iy[c]);
-      gv[e][c] = to_float(ig[c]);
-      dot = fmaf(yv[e][c], gv[e][c], dot);
-    }
+  for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
+    const T* iy = reinterpret_cast<const T*>(&g.y[e]);
+    const T* ig = reinterpret_cast<const T*>(&g.dy[e]);
+#pragma unroll
+    for (int c = 0; c < V; ++c) dot = fmaf(to_float(iy[c]), to_float(ig[c]), dot);
+  }
+#pragma unroll
+  for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
+    opaque(g.y[e]);
+    opaque(g.dy[e]);
   }
   return dot;
 }
 
 template <class Cfg>
 __device__ __forceinline__ void store_row_grad(typename Cfg::T* dx, i64 row, int lane, bool active,
-                                               const float (&yv)[Cfg::kPiecesPerThread][Cfg::kVec],
-                                               const float (&gv)[Cfg::kPiecesPerThread][Cfg::kVec], float dot) {
+                                               const GradPieces<Cfg>& g, float dot) {
   using T = typename Cfg::T;
   constexpr int V = Cfg::kVec;
 #pragma unroll
   for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
     const int piece = lane + e * Cfg::kRowThreads;
-    if (!active || !(Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces)) continue;
-    typename RawPiece<sizeof(T) * V>::type raw;
+    if (!active || !piece_in_row<Cfg>(piece)) continue;
+    const T* iy = reinterpret_cast<const T*>(&g.y[e]);
+    const T* ig = reinterpret_cast<const T*>(&g.dy[e]);
+    typename GradPieces<Cfg>::Raw raw;
     T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
-    for (int c = 0; c < V; ++c) out[c] = from_float<T>(Cfg::kScale * yv[e][c] * (gv[e][c] - dot));
+    for (int c = 0; c < V; ++c) out[c] = from_float<T>(Cfg::kScale * to_float(iy[c]) * (to_float(ig[c]) - dot));
     store_piece<T, V>(dx + row * Cfg::kRowLength + piece * V, raw);
   }
 }
@@ -62,11 +102,11 @@ __device__ __forceinline__ void store_row_grad(typename Cfg::T* dx, i64 row, int
 template <class Cfg>
 __device__ __forceinline__ void softmax_backward(const typename Cfg::T* y, const typename Cfg::T* dy,
                                                  typename Cfg::T* dx) {
-  constexpr int NV = Cfg::kPiecesPerThread, V = Cfg::kVec, CL = Cfg::kCluster;
-  constexpr int RB = Cfg::kRowThreads / CL;
+  constexpr int CL = Cfg::kCluster;
+  constexpr int RB = Cfg::kRowThreads / CL;  // threads of a row inside one block
   static_assert(CL == 1 || Cfg::kRowsPerBlock == 1, "a cluster row fills its blocks");
   __shared__ float scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
-  float yv[NV][V], gv[NV][V];
+  GradPieces<Cfg> g;
   if constexpr (CL == 1 || kClusters) {
 #if defined(BANDJIT_CLUSTERS)
     const int rank = CL == 1 ? 0 : int(blockIdx.x % CL);
@@ -74,13 +114,13 @@ __device__ __forceinline__ void softmax_backward(const typename Cfg::T* y, const
     const int rank = 0;
 #endif
     const RowLane<Cfg> at(rank);
-    float dot = load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, yv, gv);
+    float dot = load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, g);
     dot = block_row_reduce<RB>(dot, SumOp{}, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ float slot;
     if constexpr (CL > 1) dot = cluster_reduce<CL>(dot, SumOp{}, &slot);
 #endif
-    store_row_grad<Cfg>(dx, at.row, at.lane, at.active, yv, gv, dot);
+    store_row_grad<Cfg>(dx, at.row, at.lane, at.active, g, dot);
 #if defined(BANDJIT_CLUSTERS)
     if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
 #endif
@@ -91,14 +131,14 @@ __device__ __forceinline__ void softmax_backward(const typename Cfg::T* y, const
 #pragma unroll 1
     for (int rank = 0; rank < CL; ++rank) {
       const RowLane<Cfg> at(rank);
-      dot += load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, yv, gv);
+      dot += load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, g);
     }
     dot = block_row_reduce<RB>(dot, SumOp{}, scratch);
 #pragma unroll 1
     for (int rank = 0; rank < CL; ++rank) {
       const RowLane<Cfg> at(rank);
-      load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, yv, gv);
-      store_row_grad<Cfg>(dx, at.row, at.lane, at.active, yv, gv, dot);
+      load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, g);
+      store_row_grad<Cfg>(dx, at.row, at.lane, at.active, g, dot);
     }
   }
 }

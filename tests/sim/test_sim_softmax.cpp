@@ -38,12 +38,10 @@ T* aligned(std::vector<T>& v) {
 }
 
 template <class Cfg>
-void run_case(bool in_place) {
-  using T = typename Cfg::T;
-  constexpr bool f32 = std::is_same_v<T, float>;
-  constexpr std::int64_t rows = Cfg::kRows, L = Cfg::kRowLength, Q = Cfg::kQueries, H = Cfg::kHeads;
-  INFO("rows " << rows << " L " << L << " mask " << Cfg::kMask << " causal " << Cfg::kCausal << (in_place ? " in place" : ""));
-  const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16);
+void check_tiling(bool backward) {
+  const SoftmaxRowTiling t = softmax_row_tiling(Cfg::kRows, Cfg::kRowLength,
+                                                std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16, backward);
+  INFO((backward ? "backward" : "forward") << " tiling");
   REQUIRE(t.vec == Cfg::kVec);
   REQUIRE(t.pieces == Cfg::kPieces);
   REQUIRE(t.row_threads == Cfg::kRowThreads);
@@ -51,6 +49,19 @@ void run_case(bool in_place) {
   REQUIRE(t.cluster == Cfg::kCluster);
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
   REQUIRE(t.threads == Cfg::kThreads);
+}
+
+// Cfg: the forward's tiling; BCfg: the backward's (the same for 16-bit types).
+template <class Cfg, class BCfg = Cfg>
+void run_case(bool in_place) {
+  using T = typename Cfg::T;
+  constexpr bool f32 = std::is_same_v<T, float>;
+  constexpr std::int64_t rows = Cfg::kRows, L = Cfg::kRowLength, Q = Cfg::kQueries, H = Cfg::kHeads;
+  INFO("rows " << rows << " L " << L << " mask " << Cfg::kMask << " causal " << Cfg::kCausal << (in_place ? " in place" : ""));
+  check_tiling<Cfg>(false);
+  check_tiling<BCfg>(true);
+  const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16);
+  const SoftmaxRowTiling bt = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, true);
 
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -109,7 +120,7 @@ void run_case(bool in_place) {
     gd[k] = to_float(dy[k]);
     if (!in_place) dx[k] = from_float<T>(std::nanf(""));
   }
-  sim::launch({static_cast<unsigned>(t.blocks), 1, 1}, t.threads, [&] { softmax_backward<Cfg>(y, dy, dx); });
+  sim::launch({static_cast<unsigned>(bt.blocks), 1, 1}, bt.threads, [&] { softmax_backward<BCfg>(y, dy, dx); });
   CHECK(sim::failures.empty());
   d2 = r2 = 0;
   structure = 0;
@@ -143,13 +154,15 @@ TEST_CASE("sim: softmax rows of a few lanes, masks, causal, odd L", "[sim]") {
 TEST_CASE("sim: softmax rows over several warps of one block", "[sim]") {
   // L = 768 float16: one warp, 3 pieces each.
   run_case<SmCfg<__half, 6, 768, 2, 3, kMaskNone, true, 8, 32, 3, 1, 2, 64>>(false);
-  // L = 5120 float32: 5 warps per row (not a power of two), additive mask.
-  run_case<SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 160, 8, 1, 1, 160>>(true);
+  // L = 5120 float32: 5 warps per row (not a power of two), additive mask; the backward 10 warps.
+  run_case<SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 160, 8, 1, 1, 160>,
+           SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 320, 4, 1, 1, 320>>(true);
 }
 
 TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
-  // L = 16388 float32: 2 blocks × 288 threads × 8 pieces.
-  run_case<SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 576, 8, 2, 1, 288>>(false);
+  // L = 16388 float32: 2 blocks × 288 threads × 8 pieces; the backward 3 blocks × 352 × 4.
+  run_case<SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 576, 8, 2, 1, 288>,
+           SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 1056, 4, 3, 1, 352>>(false);
   // L = 32768 float16: 2 blocks × 512 threads × 4 pieces, causal, in place.
   run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 2, 1, 512>>(true);
 }
