@@ -152,17 +152,19 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
     const int piece = lane + e * Cfg::kRowThreads;
     const int j0 = piece * V;
     const bool in_row = active && (NV * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces);
-    const Raw raw = in_row ? load_piece<T, V>(x + row * L + j0) : Raw{};
+    // A piece wholly past the causal limit is not read: it becomes zeros whatever x holds.
+    const bool needed = in_row && !(Cfg::kCausal && j0 > last_key);
+    const Raw raw = needed ? load_piece<T, V>(x + row * L + j0) : Raw{};
     const T* in = reinterpret_cast<const T*>(&raw);
     if constexpr (Cfg::kMask == kMaskBool) {
       typedef typename RawPiece<V>::type MaskRaw;
       const MaskRaw mraw =
-          in_row ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0) : MaskRaw{};
+          needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0) : MaskRaw{};
       const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
 #pragma unroll
       for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScaleLog2e;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
-      const Raw araw = in_row ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
+      const Raw araw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
       const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
       for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScaleLog2e, to_float(add[c]) * kLog2e);
