@@ -37,7 +37,7 @@ std::vector<BenchRow> bench_rows(const Sizes& z, const std::vector<std::string>&
   const auto& cu = driver();
   for (int i = 0; i < sets; ++i) {
     Set s{DeviceBuffer(bytes), DeviceBuffer(bytes), DeviceBuffer(bytes), DeviceBuffer(bytes),
-          DeviceBuffer(std::max<std::size_t>(16, z.mask_bytes))};
+          DeviceBuffer(std::max<std::size_t>(16, (z.mask_bytes + 3) / 4 * 4))};  // whole words for fill32
     if (i == 0) {
       fill_random(s.x, dt, 11);
       fill_random(s.dy, dt, 22);
