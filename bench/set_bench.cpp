@@ -5,13 +5,17 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "bench/bench_softmax.hpp"
 
 namespace bandjit {
 namespace {
 
 // One line per parameter set; each set's bench lives in its own file.
 const std::vector<std::pair<std::string, SetBench>>& set_benches() {
-  static const std::vector<std::pair<std::string, SetBench>> benches = {};
+  static const std::vector<std::pair<std::string, SetBench>> benches = {
+      {"scale_mask_softmax", &bench_scale_mask_softmax_set},
+      {"softmax", &bench_softmax_set},
+  };
   return benches;
 }
 

@@ -5,13 +5,17 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "check/check_softmax.hpp"
 
 namespace bandjit {
 namespace {
 
 // One line per parameter set; each set's check lives in its own file.
 const std::vector<std::pair<std::string, SetCheck>>& set_checks() {
-  static const std::vector<std::pair<std::string, SetCheck>> checks = {};
+  static const std::vector<std::pair<std::string, SetCheck>> checks = {
+      {"scale_mask_softmax", &check_scale_mask_softmax_set},
+      {"softmax", &check_softmax_set},
+  };
   return checks;
 }
 

@@ -1,0 +1,66 @@
+#include "generator/softmax_tiling.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "bandjit/errors.hpp"
+
+namespace bandjit {
+namespace {
+// Registers of row data a thread holds: ≤ 32 keeps it near 60 registers, 2 blocks of 512 per SM.
+constexpr int kDataRegisters = 32;
+constexpr int kMaxBlockThreads = 512;
+constexpr int kMaxCluster = 8;       // the portable cluster size
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward) {
+  if (L < 1 || L > kMaxSoftmaxRow)
+    throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} is not supported; allowed: 1 … {}", L, kMaxSoftmaxRow),
+                {{"field", "row_length"}, {"value", std::to_string(L)}, {"allowed", fmt::format("1 … {}", kMaxSoftmaxRow)}});
+  SoftmaxRowTiling t;
+  t.vec = 16 / static_cast<int>(element_size(dtype));
+  while (L % t.vec != 0) t.vec /= 2;
+  t.pieces = static_cast<int>(L / t.vec);
+  // The forward holds a float32 register per value, the backward the raw pieces of y and
+  // dy (a piece narrower than 4 bytes still takes a register).
+  const int piece_registers = backward ? 2 * std::max<int>(1, t.vec * static_cast<int>(element_size(dtype)) / 4) : t.vec;
+  const int max_pieces = std::max(1, kDataRegisters / piece_registers);  // per thread
+  if (t.pieces <= 32 * max_pieces) {
+    // Within a warp: the fewest threads (a power of two) that keep ≤ 4 pieces (or the
+    // register budget) each, so short rows take a few lanes and reduce with few shuffles.
+    const int per_thread = std::min(max_pieces, 4);
+    t.row_threads = 1;
+    while (t.row_threads < 32 && ceil_div(t.pieces, t.row_threads) > per_thread) t.row_threads *= 2;
+  } else {
+    // Whole warps; beyond one block's worth, a cluster of blocks with whole warps each.
+    const std::int64_t warps = ceil_div(t.pieces, 32 * max_pieces);
+    // Blocks of 1024 threads only where 512 would need more than 8 blocks (float32 backward, L > 65536).
+    const int block_limit = ceil_div(warps * 32, kMaxBlockThreads) > kMaxCluster ? 1024 : kMaxBlockThreads;
+    t.cluster = static_cast<int>(ceil_div(warps * 32, block_limit));
+    const std::int64_t block_warps = ceil_div(warps, t.cluster);
+    const int per_thread = static_cast<int>(ceil_div(t.pieces, t.cluster * block_warps * 32));
+    // Fewest warps that still cover the row at that many pieces each (less idle lanes).
+    t.row_threads = static_cast<int>(32 * t.cluster * ceil_div(ceil_div(t.pieces, per_thread), 32 * t.cluster));
+  }
+  t.pieces_per_thread = static_cast<int>(ceil_div(t.pieces, t.row_threads));
+  if (t.cluster > kMaxCluster)  // unreachable below kMaxSoftmaxRow; kept as the invariant
+    throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} needs a cluster of {} blocks", L, t.cluster));
+  const int block_row_threads = t.row_threads / t.cluster;
+  if (t.cluster > 1) {
+    t.rows_per_block = 1;
+  } else if (t.row_threads <= 32) {
+    t.rows_per_block = 256 / t.row_threads;
+  } else {
+    t.rows_per_block = std::max(1, kMaxBlockThreads / t.row_threads);
+  }
+  // Few rows: smaller blocks, so that the grid still spreads over the SMs.
+  while (t.rows_per_block > 1 && ceil_div(rows, t.rows_per_block) < 264 && t.rows_per_block * block_row_threads > 64)
+    t.rows_per_block /= 2;
+  t.threads = t.rows_per_block * block_row_threads;
+  t.blocks = t.cluster > 1 ? rows * t.cluster : ceil_div(rows, t.rows_per_block);
+  return t;
+}
+
+}  // namespace bandjit

@@ -1,0 +1,36 @@
+// bandjit/cluster.cuh — the few thread-block-cluster operations of the row kernels (sm_90):
+// the cluster barrier split into arrive and wait, and a load from a peer block's shared
+// memory. Raw PTX, so no header beyond NVRTC's built-ins is needed. On older targets
+// kClusters is false and none of this is compiled.
+#pragma once
+
+#include "bandjit/common.cuh"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define BANDJIT_CLUSTERS 1
+#endif
+
+namespace bandjit {
+
+#if defined(BANDJIT_CLUSTERS)
+constexpr bool kClusters = true;
+
+// Every thread of every block in the cluster arrives; release orders its earlier shared
+// memory writes before the peers' acquire.
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
+
+// The float at `local` (this block's shared memory) in the block of cluster rank `rank`.
+__device__ __forceinline__ float cluster_load(const float* local, int rank) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
+  return v;
+}
+#else
+constexpr bool kClusters = false;
+#endif
+
+}  // namespace bandjit

@@ -1,0 +1,262 @@
+// bandjit/softmax.cuh — y = softmax(scale · x + mask) over rows of kRowLength elements
+// (Megatron's FusedScaleMaskSoftmax, torch.softmax(x * scale + mask, -1)), x and y
+// [batch, heads, queries, L]. The optional mask is [batch, 1, queries, L] (broadcast over
+// heads): boolean (uint8, non-zero removes the key) or additive (x's dtype, added after
+// scaling; −inf removes the key); causal removes key j > q + (L − queries). A removed key
+// gives exactly 0 and a row with every key removed gives zeros. y may alias x.
+//
+// kRowThreads threads hold a row in registers (piece p of kVec elements belongs to thread
+// p mod kRowThreads), so x is read once and y written once. Each thread keeps its values
+// in the log2 domain with its own maximum m and sum s of 2^(v − m); the row's (M, S) is one
+// reduction of those pairs (shuffles, then shared memory across warps, then — for rows
+// longer than a block holds — distributed shared memory across a cluster of kCluster
+// blocks on sm_90; elsewhere one block of the cluster walks the row twice).
+#pragma once
+
+#include "bandjit/cluster.cuh"
+#include "bandjit/common.cuh"
+
+namespace bandjit {
+
+// The register type of one vector load or store of BYTES bytes.
+template <int BYTES> struct RawPiece;
+template <> struct RawPiece<16> { typedef uint4 type; };
+template <> struct RawPiece<8> { typedef unsigned long long type; };
+template <> struct RawPiece<4> { typedef unsigned type; };
+template <> struct RawPiece<2> { typedef unsigned short type; };
+template <> struct RawPiece<1> { typedef unsigned char type; };
+
+// V consecutive elements of type E at g (aligned to their size) as one load / store.
+template <class E, int V>
+__device__ __forceinline__ typename RawPiece<sizeof(E) * V>::type load_piece(const E* g) {
+  return *reinterpret_cast<const typename RawPiece<sizeof(E) * V>::type*>(g);
+}
+template <class E, int V>
+__device__ __forceinline__ void store_piece(E* g, const typename RawPiece<sizeof(E) * V>::type& raw) {
+  *reinterpret_cast<typename RawPiece<sizeof(E) * V>::type*>(g) = raw;
+}
+
+__device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: relative error < 2^-22, 2^-inf = 0
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return exp2f(x);
+#endif
+}
+
+// Running maximum m and sum s of 2^(v − m) over some of a row's values (m = −inf, s = 0: none).
+struct RowStats {
+  float m, s;
+};
+__device__ __forceinline__ RowStats combine(RowStats a, RowStats b) {
+  const float m = fmaxf(a.m, b.m);
+  if (m == neg_inf()) return {m, 0.f};
+  // A side without values has m = −inf, s = 0 and contributes 0 (never 0 · 2^(−inf + inf)).
+  const float sa = a.m == neg_inf() ? 0.f : a.s * exp2_approx(a.m - m);
+  const float sb = b.m == neg_inf() ? 0.f : b.s * exp2_approx(b.m - m);
+  return {m, sa + sb};
+}
+struct SumOp {
+  __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+};
+struct StatsOp {
+  __device__ __forceinline__ RowStats operator()(RowStats a, RowStats b) const { return combine(a, b); }
+};
+__device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+__device__ __forceinline__ RowStats shfl_xor(RowStats v, int o) { return {shfl_xor(v.m, o), shfl_xor(v.s, o)}; }
+
+// Reduces v over the R consecutive threads of this thread's row within the block (R a power
+// of two ≤ 32, or a multiple of 32); every thread of the row gets the result. scratch holds
+// one value per warp of the block; the caller syncs before reusing it.
+template <int R, class Val, class Op>
+__device__ __forceinline__ Val block_row_reduce(Val v, Op op, Val* scratch) {
+#pragma unroll
+  for (int o = (R < 32 ? R : 32) / 2; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
+  if constexpr (R > 32) {
+    const int warp = threadIdx.x >> 5, first = warp - warp % (R / 32);
+    if ((threadIdx.x & 31) == 0) scratch[warp] = v;
+    __syncthreads();
+    v = scratch[first];
+#pragma unroll
+    for (int w = 1; w < R / 32; ++w) v = op(v, scratch[first + w]);
+  }
+  return v;
+}
+
+#if defined(BANDJIT_CLUSTERS)
+// The block's reduced value combined over the CL blocks of the cluster, in rank order (every
+// block gets the same bits). Leaves the cluster barrier armed: the caller must call
+// cluster_wait() before exiting, so no block leaves while a peer still reads its slot.
+template <int CL, class Op>
+__device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
+  if (threadIdx.x == 0) *slot = v;
+  cluster_arrive();
+  cluster_wait();
+  float r = cluster_load(slot, 0);
+#pragma unroll
+  for (int k = 1; k < CL; ++k) r = op(r, cluster_load(slot, k));
+  cluster_arrive();
+  return r;
+}
+template <int CL>
+__device__ __forceinline__ RowStats cluster_reduce(RowStats v, StatsOp op, RowStats* slot) {
+  if (threadIdx.x == 0) *slot = v;
+  cluster_arrive();
+  cluster_wait();
+  RowStats r = {cluster_load(&slot->m, 0), cluster_load(&slot->s, 0)};
+#pragma unroll
+  for (int k = 1; k < CL; ++k) r = op(r, RowStats{cluster_load(&slot->m, k), cluster_load(&slot->s, k)});
+  cluster_arrive();
+  return r;
+}
+#endif
+
+// Where this thread works: row, and its lane among the row's kRowThreads threads (rank
+// `rank` of a cluster row covers lanes rank · kThreads …).
+template <class Cfg>
+struct RowLane {
+  i64 row;
+  int lane;
+  bool active;  // inactive threads (past the last row) still join the block's reductions
+  __device__ __forceinline__ RowLane(int rank) {
+    if constexpr (Cfg::kCluster == 1) {
+      constexpr int R = Cfg::kRowThreads;
+      row = i64(blockIdx.x) * Cfg::kRowsPerBlock + threadIdx.x / R;
+      lane = threadIdx.x % R;
+      active = row < Cfg::kRows;
+    } else {
+      row = blockIdx.x / Cfg::kCluster;
+      lane = rank * Cfg::kThreads + threadIdx.x;
+      active = true;
+    }
+  }
+};
+
+// Loads this lane's pieces of row `row` as v = (scale · x + mask) · log2(e), −inf at removed
+// keys and past the row; returns the lane's (max, Σ 2^(v − max)) and leaves v = 2^(v − max).
+template <class Cfg>
+__device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const void* mask, i64 row, int lane,
+                                                 bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
+  using T = typename Cfg::T;
+  constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
+  typedef typename RawPiece<sizeof(T) * V>::type Raw;
+  constexpr float kLog2e = 1.4426950408889634f;
+  const int q = int(row % Q);
+  const i64 mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
+  const int last_key = q + (L - Q);                              // causal: keys after it are removed
+  float m = neg_inf();
+#pragma unroll
+  for (int e = 0; e < NV; ++e) {
+    const int piece = lane + e * Cfg::kRowThreads;
+    const int j0 = piece * V;
+    const bool in_row = active && (NV * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces);
+    // A piece wholly past the causal limit is not read: it becomes zeros whatever x holds.
+    const bool needed = in_row && !(Cfg::kCausal && j0 > last_key);
+    const Raw raw = needed ? load_piece<T, V>(x + row * L + j0) : Raw{};
+    const T* in = reinterpret_cast<const T*>(&raw);
+    if constexpr (Cfg::kMask == kMaskBool) {
+      typedef typename RawPiece<V>::type MaskRaw;
+      const MaskRaw mraw =
+          needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0) : MaskRaw{};
+      const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScaleLog2e;
+    } else if constexpr (Cfg::kMask == kMaskAdditive) {
+      const Raw araw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
+      const T* add = reinterpret_cast<const T*>(&araw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScaleLog2e, to_float(add[c]) * kLog2e);
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[e][c] = to_float(in[c]) * Cfg::kScaleLog2e;
+    }
+#pragma unroll
+    for (int c = 0; c < V; ++c) {
+      if (!in_row || (Cfg::kCausal && j0 + c > last_key)) v[e][c] = neg_inf();
+      m = fmaxf(m, v[e][c]);
+    }
+  }
+  // A lane whose keys are all removed has m = −inf: subtracting 0 keeps every value at 2^−inf = 0.
+  const float shift = m == neg_inf() ? 0.f : m;
+  float s = 0.f;
+#pragma unroll
+  for (int e = 0; e < NV; ++e)
+#pragma unroll
+    for (int c = 0; c < V; ++c) {
+      v[e][c] = exp2_approx(v[e][c] - shift);
+      s += v[e][c];
+    }
+  return {m, s};
+}
+
+// y = v · factor for this lane's pieces of the row.
+template <class Cfg>
+__device__ __forceinline__ void store_row(typename Cfg::T* y, i64 row, int lane, bool active,
+                                          const float (&v)[Cfg::kPiecesPerThread][Cfg::kVec], float factor) {
+  using T = typename Cfg::T;
+  constexpr int V = Cfg::kVec;
+#pragma unroll
+  for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
+    const int piece = lane + e * Cfg::kRowThreads;
+    if (!active || !(Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces)) continue;
+    typename RawPiece<sizeof(T) * V>::type raw;
+    T* out = reinterpret_cast<T*>(&raw);
+#pragma unroll
+    for (int c = 0; c < V; ++c) out[c] = from_float<T>(v[e][c] * factor);
+    store_piece<T, V>(y + row * Cfg::kRowLength + piece * V, raw);
+  }
+}
+
+// What this lane multiplies its 2^(v − m) by: 2^(m − M) / S, 0 when the lane (or the whole
+// row) has no key left.
+__device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
+  return lane.m == neg_inf() ? 0.f : exp2_approx(lane.m - row.m) / row.s;
+}
+
+template <class Cfg>
+__device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typename Cfg::T* y, const void* mask) {
+  constexpr int NV = Cfg::kPiecesPerThread, V = Cfg::kVec, CL = Cfg::kCluster;
+  constexpr int RB = Cfg::kRowThreads / CL;  // threads of a row inside one block
+  static_assert(CL == 1 || Cfg::kRowsPerBlock == 1, "a cluster row fills its blocks");
+  __shared__ RowStats scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
+  float v[NV][V];
+  if constexpr (CL == 1 || kClusters) {
+#if defined(BANDJIT_CLUSTERS)
+    const int rank = CL == 1 ? 0 : int(blockIdx.x % CL);
+#else
+    const int rank = 0;
+#endif
+    const RowLane<Cfg> at(rank);
+    const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
+    RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+#if defined(BANDJIT_CLUSTERS)
+    __shared__ RowStats slot;
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &slot);
+#endif
+    store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(mine, row));
+#if defined(BANDJIT_CLUSTERS)
+    if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
+#endif
+  } else {
+    // No clusters (before sm_90): the cluster's first block walks the row twice, lanes of
+    // rank 0 … CL − 1 in turn: once for (M, S), once to write y. The other blocks idle.
+    if (blockIdx.x % CL != 0) return;
+    RowStats mine = {neg_inf(), 0.f};
+#pragma unroll 1
+    for (int rank = 0; rank < CL; ++rank) {
+      const RowLane<Cfg> at(rank);
+      mine = combine(mine, load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v));
+    }
+    const RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+#pragma unroll 1
+    for (int rank = 0; rank < CL; ++rank) {
+      const RowLane<Cfg> at(rank);
+      const RowStats part = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
+      store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(part, row));
+    }
+  }
+}
+
+}  // namespace bandjit

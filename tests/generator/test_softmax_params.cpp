@@ -1,0 +1,135 @@
+// The softmax families' parameters, tiling and generated source (generator/softmax.cpp,
+// softmax_tiling.cpp): validation names the field and range, every listed L gets a tiling
+// inside the register and block budgets, and the cache key holds what the code reads.
+#include <nlohmann/json.hpp>
+
+#include "bandjit/bandjit.hpp"
+#include "generator/family_registry.hpp"
+#include "generator/softmax_tiling.hpp"
+#include "support/catch.hpp"
+
+using namespace bandjit;
+using nlohmann::json;
+
+namespace {
+bool has(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
+json megatron() {
+  return {{"batch", 4}, {"heads", 16}, {"queries", 1024}, {"row_length", 1024}, {"dtype", "float16"}, {"mask", "boolean"}};
+}
+void expect_invalid(const std::string& family, const json& params, const std::string& field, const std::string& allowed) {
+  INFO(family << " " << params.dump());
+  try {
+    find_family(family).generate(params);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::invalid_problem);
+    CHECK(e.evidence_of("field") == field);
+    CHECK(has(e.what(), allowed));
+    CHECK(has(e.what(), family));
+  }
+}
+}  // namespace
+
+TEST_CASE("generator: softmax parameters are validated with the field and its range", "[generator]") {
+  json p = megatron();
+  p["row_length"] = 0;
+  expect_invalid("scale_mask_softmax", p, "row_length", "1 … 131072");
+  p["row_length"] = 131073;
+  expect_invalid("scale_mask_softmax_backward", p, "row_length", "1 … 131072");
+  p = megatron();
+  p["mask"] = "bool";
+  expect_invalid("scale_mask_softmax", p, "mask", "\"none\", \"boolean\", \"additive\"");
+  p = megatron();
+  p.erase("queries");
+  expect_invalid("scale_mask_softmax", p, "queries", "required");
+  p = megatron();
+  p["seq_len"] = 5;
+  expect_invalid("scale_mask_softmax", p, "seq_len", "batch, heads, queries, row_length");
+  p = megatron();
+  p["causal"] = 1;
+  expect_invalid("scale_mask_softmax", p, "causal", "true or false");
+  p = megatron();
+  p["batch"] = 1048576;
+  p["heads"] = 65536;
+  expect_invalid("scale_mask_softmax", p, "batch × heads × queries", "2147483647");
+  expect_invalid("softmax", {{"rows", 1 << 30}, {"row_length", 65536}, {"dtype", "float32"}}, "rows × row_length", "2^36");
+  expect_invalid("softmax", {{"rows", 8}, {"row_length", 64}, {"dtype", "float64"}}, "dtype", "\"bfloat16\"");
+  CHECK_NOTHROW(find_family("softmax").generate(json{{"rows", 1}, {"row_length", 1}, {"dtype", "float32"}}));
+}
+
+TEST_CASE("tiling: every row length fits the register, block and cluster budgets", "[tiling]") {
+  for (DType d : {DType::float32, DType::float16, DType::bfloat16})
+    for (std::int64_t L : {1, 3, 32, 37, 100, 768, 1024, 2048, 4096, 5120, 12345, 16384, 16388, 32768, 65536, 100003,
+                           131072}) {
+      const SoftmaxRowTiling t = softmax_row_tiling(1 << 14, L, d);
+      INFO(to_string(d) << " L " << L);
+      CHECK(L % t.vec == 0);
+      CHECK(t.vec * element_size(d) <= 16);
+      CHECK(t.pieces * t.vec == L);
+      CHECK(t.row_threads * t.pieces_per_thread >= t.pieces);
+      CHECK(t.row_threads * (t.pieces_per_thread - 1) < t.pieces);  // no thread without a piece
+      CHECK(t.pieces_per_thread * t.vec <= 32);
+      CHECK(t.threads % 32 == 0);
+      CHECK(t.threads <= 512);
+      CHECK(t.cluster <= 8);
+      CHECK(t.row_threads % t.cluster == 0);
+      CHECK(t.rows_per_block * (t.row_threads / t.cluster) == t.threads);
+      if (t.row_threads / t.cluster > 32) CHECK((t.row_threads / t.cluster) % 32 == 0);
+      if (t.row_threads < 32) CHECK((t.row_threads & (t.row_threads - 1)) == 0);
+      if (t.cluster > 1) CHECK(t.blocks == (1 << 14) * t.cluster);
+    }
+  // 16-byte pieces wherever L allows them, clusters only past one block's worth.
+  CHECK(softmax_row_tiling(100, 1024, DType::float16).vec == 8);
+  CHECK(softmax_row_tiling(100, 100, DType::float16).vec == 4);
+  CHECK(softmax_row_tiling(100, 16384, DType::float32).cluster == 1);
+  CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 4);
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 4);
+  CHECK(softmax_row_tiling(3, 1024, DType::float32).blocks >= 1);
+}
+
+TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the code reads", "[generator]") {
+  const Source s = find_family("scale_mask_softmax").generate(megatron());
+  CHECK(has(s.text, "kRowLength = 1024;"));
+  CHECK(has(s.text, "kRows = 65536;"));
+  CHECK(has(s.text, "kQueries = 1024;"));
+  CHECK(has(s.text, "kMask = bandjit::kMaskBool;"));
+  CHECK(has(s.text, "using T = __half;"));
+  CHECK(s.arguments == std::vector<std::string>{"x", "y", "mask"});
+  CHECK(s.argument_alignment == std::vector<std::uint32_t>{16, 16, 8});
+  CHECK_FALSE(has(s.text, "__cluster_dims__"));
+  json big = megatron();
+  big["row_length"] = 65536;
+  big["queries"] = 4;
+  CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(4, 1, 1)"));
+
+  const auto key = [](const char* family, const json& p) { return find_family(family).generate(p).key_fields; };
+  json other_mask = megatron(), causal = megatron(), scaled = megatron(), reshaped = megatron();
+  other_mask["mask"] = "additive";
+  causal["causal"] = true;
+  scaled["scale"] = 0.125;
+  reshaped["heads"] = 32;
+  reshaped["queries"] = 512;
+  CHECK(key("scale_mask_softmax", other_mask) != key("scale_mask_softmax", megatron()));
+  CHECK(key("scale_mask_softmax", causal) != key("scale_mask_softmax", megatron()));
+  CHECK(key("scale_mask_softmax", scaled) != key("scale_mask_softmax", megatron()));
+  CHECK(key("scale_mask_softmax", reshaped) != key("scale_mask_softmax", megatron()));  // the mask's broadcast differs
+  // The backward reads neither mask nor causal nor the (batch, heads, queries) split: one kernel for all.
+  CHECK(key("scale_mask_softmax_backward", other_mask) == key("scale_mask_softmax_backward", megatron()));
+  CHECK(key("scale_mask_softmax_backward", causal) == key("scale_mask_softmax_backward", megatron()));
+  CHECK(key("scale_mask_softmax_backward", reshaped) == key("scale_mask_softmax_backward", megatron()));
+  CHECK(key("scale_mask_softmax_backward", scaled) != key("scale_mask_softmax_backward", megatron()));
+  // Without mask and causal the forward is a plain row softmax: the split does not matter either.
+  json plain = megatron(), plain_reshaped = reshaped;
+  plain["mask"] = plain_reshaped["mask"] = "none";
+  CHECK(key("scale_mask_softmax", plain) == key("scale_mask_softmax", plain_reshaped));
+}
+
+TEST_CASE("generator: the softmax sets and their shorthands", "[generator]") {
+  CHECK(families_of_set("scale_mask_softmax") ==
+        std::vector<std::string>{"scale_mask_softmax", "scale_mask_softmax_backward"});
+  CHECK(families_of_set("softmax") == std::vector<std::string>{"softmax", "softmax_backward"});
+  CHECK(expand_ops("forward", "softmax", "") == std::vector<std::string>{"softmax"});
+  CHECK(expand_ops("backward", "scale_mask_softmax", "") == std::vector<std::string>{"scale_mask_softmax_backward"});
+  CHECK(expand_ops("training", "softmax", "").size() == 2);
+  CHECK_THROWS_AS(expand_ops("softmax", "scale_mask_softmax", ""), Error);
+}
