@@ -27,6 +27,16 @@ double element_value(DType d, const char* p) {
   return 0;
 }
 
+double round_to(DType d, double v) {
+  const float f = static_cast<float>(v);
+  switch (d) {
+    case DType::float32: return f;
+    case DType::float16: return __half2float(__float2half_rn(f));
+    case DType::bfloat16: return __bfloat162float(__float2bfloat16_rn(f));
+  }
+  return f;
+}
+
 HostTensor random_tensor(DType d, std::size_t n, std::uint64_t seed) {
   HostTensor t;
   const std::size_t es = element_size(d);

@@ -37,6 +37,9 @@ struct HostTensor {
 /// The value of one element of dtype `d` stored at `p`.
 double element_value(DType d, const char* p);
 
+/// `v` rounded to dtype `d` (round to nearest even, through float), as a double.
+double round_to(DType d, double v);
+
 /// n uniform values in [-1, 1) rounded to the dtype.
 HostTensor random_tensor(DType d, std::size_t n, std::uint64_t seed);
 

@@ -125,9 +125,9 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("threads", t.threads));
 }
 
-Source generate(const std::string& family, const json& canonical, bool backward) {
+Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
   const RowProblem p = row_problem(canonical);
-  const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward);
+  const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning);
   const std::uint32_t piece_bytes = static_cast<std::uint32_t>(t.vec * element_size(p.dtype));
   Source s;
   s.family = family;
@@ -183,12 +183,12 @@ Source generate(const std::string& family, const json& canonical, bool backward)
   return s;
 }
 
-Source generate_scale_mask_softmax(const json& c, const Tuning&) { return generate("scale_mask_softmax", c, false); }
-Source generate_scale_mask_softmax_backward(const json& c, const Tuning&) {
-  return generate("scale_mask_softmax_backward", c, true);
+Source generate_scale_mask_softmax(const json& c, const Tuning& t) { return generate("scale_mask_softmax", c, false, t); }
+Source generate_scale_mask_softmax_backward(const json& c, const Tuning& t) {
+  return generate("scale_mask_softmax_backward", c, true, t);
 }
-Source generate_softmax(const json& c, const Tuning&) { return generate("softmax", c, false); }
-Source generate_softmax_backward(const json& c, const Tuning&) { return generate("softmax_backward", c, true); }
+Source generate_softmax(const json& c, const Tuning& t) { return generate("softmax", c, false, t); }
+Source generate_softmax_backward(const json& c, const Tuning& t) { return generate("softmax_backward", c, true, t); }
 
 const char* const kReference = "reference/softmax_reference.cpp (float64)";
 

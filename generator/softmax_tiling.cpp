@@ -9,13 +9,15 @@
 namespace bandjit {
 namespace {
 // Registers of row data a thread holds: ≤ 32 keeps it near 60 registers, 2 blocks of 512 per SM.
-constexpr int kDataRegisters = 32;
-constexpr int kMaxBlockThreads = 512;
+constexpr int kDefaultDataRegisters = 32;
+constexpr int kDefaultBlockThreads = 512;
 constexpr int kMaxCluster = 8;       // the portable cluster size
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
-SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward) {
+SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward,
+                                    const Tuning& tuning) {
+  const int kDataRegisters = tuning.row_registers ? tuning.row_registers : kDefaultDataRegisters;
   if (L < 1 || L > kMaxSoftmaxRow)
     throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} is not supported; allowed: 1 … {}", L, kMaxSoftmaxRow),
                 {{"field", "row_length"}, {"value", std::to_string(L)}, {"allowed", fmt::format("1 … {}", kMaxSoftmaxRow)}});
@@ -23,6 +25,12 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   t.vec = 16 / static_cast<int>(element_size(dtype));
   while (L % t.vec != 0) t.vec /= 2;
   t.pieces = static_cast<int>(L / t.vec);
+  // Measured on the H200 (bench/results/2026-11-30-issue-7/sweep): threads that hold at most
+  // 32 bytes of a short row (so a warp's loads cover whole sectors), and blocks of 256
+  // threads with one multi-warp row each unless the row needs 257 … 512 threads (a cluster
+  // of two would cost more) — 49 % → 96 % of the copy bandwidth at L = 5120 float32.
+  const int piece_bytes = t.vec * static_cast<int>(element_size(dtype));
+  const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and
   // dy (a piece narrower than 4 bytes still takes a register).
   const int piece_registers = backward ? 2 * std::max<int>(1, t.vec * static_cast<int>(element_size(dtype)) / 4) : t.vec;
@@ -30,14 +38,21 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   if (t.pieces <= 32 * max_pieces) {
     // Within a warp: the fewest threads (a power of two) that keep ≤ 4 pieces (or the
     // register budget) each, so short rows take a few lanes and reduce with few shuffles.
-    const int per_thread = std::min(max_pieces, 4);
+    const int per_thread = std::min(max_pieces, kWarpPieces);
     t.row_threads = 1;
     while (t.row_threads < 32 && ceil_div(t.pieces, t.row_threads) > per_thread) t.row_threads *= 2;
   } else {
     // Whole warps; beyond one block's worth, a cluster of blocks with whole warps each.
     const std::int64_t warps = ceil_div(t.pieces, 32 * max_pieces);
-    // Blocks of 1024 threads only where 512 would need more than 8 blocks (float32 backward, L > 65536).
-    const int block_limit = ceil_div(warps * 32, kMaxBlockThreads) > kMaxCluster ? 1024 : kMaxBlockThreads;
+    const int kMaxBlockThreads = tuning.row_block_threads ? tuning.row_block_threads
+                                 : warps * 32 > 256 && warps * 32 <= kDefaultBlockThreads ? kDefaultBlockThreads
+                                                                                       : 256;
+    // Where the limit would need more than 8 blocks: 512-thread blocks for the forward
+    // (its 32 float32 values a thread allow two such blocks an SM), 1024 for the backward
+    // (measured: 4 × 1024 beats 8 × 512 at L = 65536 float32).
+    int block_limit = kMaxBlockThreads;
+    if (ceil_div(warps * 32, block_limit) > kMaxCluster) block_limit = backward ? 1024 : kDefaultBlockThreads;
+    if (ceil_div(warps * 32, block_limit) > kMaxCluster) block_limit = 1024;
     t.cluster = static_cast<int>(ceil_div(warps * 32, block_limit));
     const std::int64_t block_warps = ceil_div(warps, t.cluster);
     const int per_thread = static_cast<int>(ceil_div(t.pieces, t.cluster * block_warps * 32));
@@ -51,9 +66,10 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   if (t.cluster > 1) {
     t.rows_per_block = 1;
   } else if (t.row_threads <= 32) {
-    t.rows_per_block = 256 / t.row_threads;
+    t.rows_per_block = std::max(1, (tuning.row_block_threads ? std::min(256, tuning.row_block_threads) : 256) /
+                                       t.row_threads);
   } else {
-    t.rows_per_block = std::max(1, kMaxBlockThreads / t.row_threads);
+    t.rows_per_block = std::max(1, (tuning.row_block_threads ? tuning.row_block_threads : 256) / t.row_threads);
   }
   // Few rows: smaller blocks, so that the grid still spreads over the SMs.
   while (t.rows_per_block > 1 && ceil_div(rows, t.rows_per_block) < 264 && t.rows_per_block * block_row_threads > 64)

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "bandjit/problem.hpp"
+#include "generator/source.hpp"
 
 namespace bandjit {
 
@@ -30,6 +31,8 @@ constexpr std::int64_t kMaxSoftmaxRow = 131072;
 /// The forward's tiling (≤ 32 float32 values per thread) or the backward's (≤ 32 registers
 /// of raw y and dy pieces: 16 values of each in float32, up to 32 in float16/bfloat16).
 /// Throws Error(invalid_problem) when L is outside 1 … kMaxSoftmaxRow.
-SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, bool backward = false);
+/// `tuning` (Tuning::row_*; 0 = the defaults 4, 32, 512) overrides the thread layout.
+SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, bool backward = false,
+                                    const Tuning& tuning = {});
 
 }  // namespace bandjit

@@ -23,6 +23,11 @@ struct LaunchShape {
 struct Tuning {
   int tile_rows = 0;       ///< rows per block of band_qk / band_pv: 32 or 64
   int tile_diagonals = 0;  ///< most diagonals per chunk of band_qk / band_pv (16 … 1024)
+  /// Row families (softmax sets): most pieces a thread holds when a warp holds whole rows
+  /// (1, 2, 4, 8), registers of row data per thread (16, 32, 64), threads per block (128 … 1024).
+  int row_pieces = 0;
+  int row_registers = 0;
+  int row_block_threads = 0;
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.

@@ -79,6 +79,17 @@ int tile_diagonals_override() {
   return n;
 }
 
+int row_tuning(const char* name, std::initializer_list<int> allowed) {
+  const auto v = env(name);
+  if (v.empty()) return 0;
+  std::string list;
+  for (int a : allowed) {
+    if (v == std::to_string(a)) return a;
+    list += (list.empty() ? "" : ", ") + std::to_string(a);
+  }
+  throw Error(ErrorKind::usage, fmt::format("{} = \"{}\"; allowed: {}", name, v, list));
+}
+
 std::string redis_url() { return env("BANDJIT_REDIS_URL"); }
 
 int redis_timeout_ms() {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace bandjit::config {
@@ -25,6 +26,9 @@ int tile_rows_override();
 /// BANDJIT_TILE_DIAGONALS: most diagonals per chunk of band_qk/band_pv (16 … 1024), a
 /// tuning knob; 0 when unset.
 int tile_diagonals_override();
+/// Row-family tuning from the environment (BANDJIT_ROW_PIECES, BANDJIT_ROW_REGISTERS,
+/// BANDJIT_ROW_BLOCK_THREADS): 0 when unset; Error(usage) for a value outside `allowed`.
+int row_tuning(const char* name, std::initializer_list<int> allowed);
 /// BANDJIT_REDIS_URL: redis://[[user]:password@]host[:port][/db] of the shared tier;
 /// empty = no Redis tier.
 std::string redis_url();

@@ -55,6 +55,9 @@ Tuning current_tuning() {
   Tuning t;
   t.tile_rows = config::tile_rows_override();
   t.tile_diagonals = config::tile_diagonals_override();
+  t.row_pieces = config::row_tuning("BANDJIT_ROW_PIECES", {1, 2, 4, 8});
+  t.row_registers = config::row_tuning("BANDJIT_ROW_REGISTERS", {16, 32, 64});
+  t.row_block_threads = config::row_tuning("BANDJIT_ROW_BLOCK_THREADS", {128, 256, 512, 1024});
   return t;
 }
 

@@ -82,8 +82,13 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 1024, DType::float16).vec == 8);
   CHECK(softmax_row_tiling(100, 100, DType::float16).vec == 4);
   CHECK(softmax_row_tiling(100, 16384, DType::float32).cluster == 1);
-  CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 4);
-  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 4);
+  CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 8);   // 8 × 256 threads
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 8);
+  CHECK(softmax_row_tiling(100, 65536, DType::float16, true).cluster == 8);  // 8 × 256
+  CHECK(softmax_row_tiling(100, 65536, DType::float32, true).cluster == 4);  // 4 × 1024: 256s would need 16
+  CHECK(softmax_row_tiling(100, 5120, DType::float32).threads == 160);       // one 5-warp row per block
+  CHECK(softmax_row_tiling(100, 16384, DType::float16).cluster == 1);      // 512 threads, no cluster of two
+  CHECK(softmax_row_tiling(1 << 20, 32, DType::float16).row_threads == 2);   // 32 bytes a thread
   CHECK(softmax_row_tiling(3, 1024, DType::float32).blocks >= 1);
 }
 

@@ -141,14 +141,14 @@ void run_case(bool in_place) {
 }  // namespace
 
 TEST_CASE("sim: softmax rows of a few lanes, masks, causal, odd L", "[sim]") {
-  // L = 100 float32: 16-byte pieces, 8 lanes × 4 pieces; boolean mask and causal.
-  run_case<SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 8, 4, 1, 8, 64>>(false);
+  // L = 100 float32: 16-byte pieces, 16 lanes × 2 pieces (32 bytes a thread); boolean mask and causal.
+  run_case<SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 16, 2, 1, 4, 64>>(false);
   // L = 100 float16: 8-byte pieces; additive mask with −inf, in place.
   run_case<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(true);
-  // L = 37 float16: element pieces, 16 lanes × 3; causal with more queries than keys.
-  run_case<SmCfg<__half, 2 * 3 * 41, 37, 3, 41, kMaskNone, true, 1, 16, 3, 1, 4, 64>>(false);
-  // L = 32 float16: one thread per row.
-  run_case<SmCfg<__half, 300, 32, 1, 300, kMaskBool, false, 8, 1, 4, 1, 64, 64>>(true);
+  // L = 37 float16: element pieces, 4 lanes × 10; causal with more queries than keys.
+  run_case<SmCfg<__half, 2 * 3 * 41, 37, 3, 41, kMaskNone, true, 1, 4, 10, 1, 16, 64>>(false);
+  // L = 32 float16: two threads per row, 2 pieces each.
+  run_case<SmCfg<__half, 300, 32, 1, 300, kMaskBool, false, 8, 2, 2, 1, 32, 64>>(true);
 }
 
 TEST_CASE("sim: softmax rows over several warps of one block", "[sim]") {
@@ -160,9 +160,9 @@ TEST_CASE("sim: softmax rows over several warps of one block", "[sim]") {
 }
 
 TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
-  // L = 16388 float32: 2 blocks × 288 threads × 8 pieces; the backward 3 blocks × 352 × 4.
-  run_case<SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 576, 8, 2, 1, 288>,
-           SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 1056, 4, 3, 1, 352>>(false);
-  // L = 32768 float16: 2 blocks × 512 threads × 4 pieces, causal, in place.
-  run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 2, 1, 512>>(true);
+  // L = 16388 float32: 3 blocks × 192 threads × 8 pieces; the backward 5 blocks × 224 × 4.
+  run_case<SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 576, 8, 3, 1, 192>,
+           SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 1120, 4, 5, 1, 224>>(false);
+  // L = 32768 float16: 4 blocks × 256 threads × 4 pieces, causal, in place.
+  run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true);
 }
