@@ -28,9 +28,10 @@ std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b
 // templates/layer_norm.cuh's Shape::kScratch: 2 floats a warp, rounded to 4, and 4 cluster slots.
 std::uint32_t scratch_bytes(int threads) { return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4); }
 
-// Threads, rows per block and pieces per thread for rows of `pieces` pieces.
-void spread(LayerNormTiling& t, std::int64_t pieces, int target) {
-  t.row_threads = std::min(1024, next_pow2(ceil_div64(pieces, target)));
+// Threads (at most `most_threads` a row), rows per block and pieces per thread for rows of
+// `pieces` pieces.
+void spread(LayerNormTiling& t, std::int64_t pieces, int target, int most_threads) {
+  t.row_threads = std::min(most_threads, next_pow2(ceil_div64(pieces, target)));
   t.pieces_per_thread = static_cast<int>(ceil_div64(pieces, t.row_threads));
   t.threads = std::max(256, t.row_threads);
   t.rows_per_block = t.threads / t.row_threads;
@@ -47,31 +48,34 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   // Pieces a thread aims to hold, and the most elements it may hold (64 registers at 1024
   // threads): the backward holds dy and x and keeps fewer.
   const int target = backward ? 2 : 4, most_elements = backward ? 16 : 32;
+  // The forward's rows take at most 512 threads, so that two blocks share an SM and one's
+  // reductions overlap the other's loads; the backward's column sums want whole rows a block.
+  const int most_threads = backward ? 1024 : 512;
   const int sums = backward ? int(weight) + int(bias) : 0;
   auto column_bytes = [&] {
     return static_cast<std::uint32_t>(t.rows_per_block) * (hidden / t.cluster_blocks) * sums * 4;
   };
   auto fits = [&] { return t.pieces_per_thread * t.vec <= most_elements && column_bytes() <= kSharedBudget; };
-  spread(t, t.pieces, target);
+  spread(t, t.pieces, target, most_threads);
   // A row too long for one block: split over a cluster (sm_90; elsewhere each block also
   // reads the other slices), else walk it in chunks.
   for (int cb = 2; !fits() && cb <= 8; cb *= 2) {
     if (hidden % (cb * t.vec) != 0) break;
     t.cluster_blocks = cb;
-    spread(t, t.pieces / cb, target);
+    spread(t, t.pieces / cb, target, most_threads);
   }
   if (!fits()) {
     t.cluster_blocks = 1;
-    spread(t, t.pieces, target);
+    spread(t, t.pieces, target, most_threads);
     t.pieces_per_thread = target;
     t.chunks = static_cast<int>(ceil_div64(t.pieces, std::int64_t(t.row_threads) * target));
   }
   t.shared_bytes = scratch_bytes(t.threads) + (t.chunks == 1 ? column_bytes() : 0);
+  t.min_blocks = 1024 / t.threads;  // ≤ 64 registers a thread, 1024 threads an SM at least
   if (!backward) {
     t.blocks = ceil_div64(rows, t.rows_per_block) * t.cluster_blocks;
     return t;
   }
-  t.min_blocks = 1024 / t.threads;  // ≤ 64 registers a thread
   const int resident = std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)));
   const std::int64_t groups = ceil_div64(rows, t.rows_per_block);
   // One wave of blocks; clusters: four waves of the clusters that fit (a GPC's SMs need

@@ -183,13 +183,13 @@ TEST_CASE("sim: layer_norm forward, groups of 1 to 128 threads", "[sim]") {
 }
 
 TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "[sim]") {
-  // float32 H = 65536: two slices of 32768; the emulator runs the path without clusters.
-  run_forward<LnCfg<float, 65536, true, true, 3, 4, 1024, 8, 1, 1, 1024, 1, 2>>();
+  // float32 H = 65536: four slices of 16384; the emulator runs the path without clusters.
+  run_forward<LnCfg<float, 65536, true, true, 3, 4, 512, 8, 1, 1, 512, 1, 4>>();
 }
 
-TEST_CASE("sim: layer_norm forward, a 1024-thread row walked in chunks", "[sim]") {
-  // 65535 = 3·5·17·257 cannot be split: 1-element pieces, 64 a thread in 16 chunks of 4.
-  run_forward<LnCfg<float, 65535, false, true, 2, 1, 1024, 4, 16, 1, 1024, 1>>();
+TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]") {
+  // 65535 = 3·5·17·257 cannot be split: 1-element pieces, 128 a thread in 32 chunks of 4.
+  run_forward<LnCfg<float, 65535, false, true, 2, 1, 512, 4, 32, 1, 512, 1>>();
 }
 
 TEST_CASE("sim: layer_norm backward, column sums in shared memory", "[sim]") {
