@@ -158,7 +158,7 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
   // works); other targets launch the same grid without clusters.
   const std::string cluster =
       t.cluster_blocks == 1 ? ""
-                            : fmt::format("#if defined(BANDJIT_LN_CLUSTERS)\n#define BANDJIT_LN_CLUSTER_DIMS __cluster_dims__({}, 1, 1)\n"
+                            : fmt::format("#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_LN_CLUSTER_DIMS __cluster_dims__({}, 1, 1)\n"
                                           "#else\n#define BANDJIT_LN_CLUSTER_DIMS\n#endif\n\n",
                                           t.cluster_blocks);
   s.text = fmt::format(

@@ -14,10 +14,8 @@
 // The caller passes the block's dynamic shared memory; there is no static __shared__.
 #pragma once
 
+#include "bandjit/cluster.cuh"
 #include "bandjit/common.cuh"
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define BANDJIT_LN_CLUSTERS 1  // thread-block clusters and distributed shared memory (PTX, no headers)
-#endif
 
 namespace bandjit {
 namespace ln {
@@ -132,35 +130,17 @@ __device__ __forceinline__ float2 group_sum(float2 v, float* scratch) {
 // reduction suffices: a block writes a slot again only after the next barrier, which every
 // block reaches only after reading this round's slots. Without clusters (sm_80, the
 // emulator) the caller has summed the whole row itself and v is returned unchanged.
-#if defined(BANDJIT_LN_CLUSTERS)
-// Every thread of every block of the cluster (cooperative_groups' cluster.sync()).
-__device__ __forceinline__ void cluster_barrier() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-// *p in the shared memory of the cluster's block `rank` (cluster.map_shared_rank).
-__device__ __forceinline__ float2 load_from_rank(const float2* p, int rank) {
-  const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
-  float2 v;
-  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(remote) : "memory");
-  return v;
-}
-#endif
-
 template <int CB>
 __device__ __forceinline__ float2 cluster_sum(float2 v, float* slots, int parity) {
-#if defined(BANDJIT_LN_CLUSTERS)
+#if defined(BANDJIT_CLUSTERS)
   if constexpr (CB > 1) {
-    float2* mine = reinterpret_cast<float2*>(slots) + parity;
-    if (threadIdx.x == 0) *mine = v;
-    cluster_barrier();
+    float* mine = slots + 2 * parity;
+    if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
+    cluster_arrive();
+    cluster_wait();
     v = make_float2(0.f, 0.f);
 #pragma unroll
-    for (int r = 0; r < CB; ++r) {
-      const float2 o = load_from_rank(mine, r);
-      v.x += o.x, v.y += o.y;
-    }
+    for (int r = 0; r < CB; ++r) v.x += cluster_load(mine, r), v.y += cluster_load(mine + 1, r);
   }
 #endif
   return v;
@@ -169,8 +149,8 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* slots, int parity
 // No block of a cluster may exit while another can still read its slots.
 template <int CB>
 __device__ __forceinline__ void cluster_finish() {
-#if defined(BANDJIT_LN_CLUSTERS)
-  if constexpr (CB > 1) cluster_barrier();
+#if defined(BANDJIT_CLUSTERS)
+  if constexpr (CB > 1) cluster_arrive(), cluster_wait();
 #endif
 }
 
@@ -224,7 +204,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   // Without clusters: adds the other slices of a cluster row (read from global memory) to
   // acc, as values or as squared deviations from `center`.
   auto other_slices = [&](float& acc, bool squares, float center) {
-#if !defined(BANDJIT_LN_CLUSTERS)
+#if !defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {
       for (int r2 = 0; r2 < CB; ++r2) {
         if (r2 == rank || !active) continue;
@@ -379,7 +359,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
         if (p < P) ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, mean, rstd, sg, sgx);
       }
     }
-#if !defined(BANDJIT_LN_CLUSTERS)
+#if !defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {  // no clusters: the other slices, read from global memory
       for (int r2 = 0; r2 < CB; ++r2) {
         if (r2 == rank || !active) continue;
