@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "bench/bench_layer_norm.hpp"
 #include "bench/bench_softmax.hpp"
 
 namespace bandjit {
@@ -15,6 +16,7 @@ const std::vector<std::pair<std::string, SetBench>>& set_benches() {
   static const std::vector<std::pair<std::string, SetBench>> benches = {
       {"scale_mask_softmax", &bench_scale_mask_softmax_set},
       {"softmax", &bench_softmax_set},
+      {"layer_norm", &bench_layer_norm},
   };
   return benches;
 }

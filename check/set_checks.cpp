@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "check/check_layer_norm.hpp"
 #include "check/check_softmax.hpp"
 
 namespace bandjit {
@@ -15,6 +16,7 @@ const std::vector<std::pair<std::string, SetCheck>>& set_checks() {
   static const std::vector<std::pair<std::string, SetCheck>> checks = {
       {"scale_mask_softmax", &check_scale_mask_softmax_set},
       {"softmax", &check_softmax_set},
+      {"layer_norm", &check_layer_norm},
   };
   return checks;
 }

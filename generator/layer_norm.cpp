@@ -1,0 +1,244 @@
+// layer_norm and layer_norm_backward: templates/layer_norm.cuh instantiated for one problem.
+#include "generator/layer_norm.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace bandjit {
+namespace {
+
+using nlohmann::json;
+
+// The backward's grid is one wave of resident blocks on this many SMs (H100/H200 SXM): every
+// block then adds its column sums once. The generator does not know the device; on a GPU with
+// fewer SMs the grid is a little over one wave (correct, a little slower).
+constexpr int kAssumedSms = 132;
+constexpr std::uint32_t kSharedBudget = 160 * 1024;  // column sums per block (A100: 163 KiB)
+
+int next_pow2(std::int64_t n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// templates/layer_norm.cuh's Shape::kScratch: 2 floats a warp, rounded to 4, and 4 cluster slots.
+std::uint32_t scratch_bytes(int threads) { return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4); }
+
+// Threads (at most `most_threads` a row), rows per block and pieces per thread for rows of
+// `pieces` pieces.
+void spread(LayerNormTiling& t, std::int64_t pieces, int target, int most_threads) {
+  t.row_threads = std::min(most_threads, next_pow2(ceil_div64(pieces, target)));
+  t.pieces_per_thread = static_cast<int>(ceil_div64(pieces, t.row_threads));
+  t.threads = std::max(256, t.row_threads);
+  t.rows_per_block = t.threads / t.row_threads;
+}
+
+}  // namespace
+
+LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias) {
+  LayerNormTiling t;
+  const int size = static_cast<int>(element_size(dtype));
+  t.vec = 16 / size;
+  while (hidden % t.vec != 0) t.vec /= 2;
+  t.pieces = hidden / t.vec;
+  // Pieces a thread aims to hold, and the most elements it may hold (64 registers at 1024
+  // threads): the backward holds dy and x and keeps fewer.
+  const int target = backward ? 2 : 4, most_elements = backward ? 16 : 32;
+  // The forward's rows take at most 512 threads, so that two blocks share an SM and one's
+  // reductions overlap the other's loads; the backward's column sums want whole rows a block.
+  const int most_threads = backward ? 1024 : 512;
+  const int sums = backward ? int(weight) + int(bias) : 0;
+  auto column_bytes = [&] {
+    return static_cast<std::uint32_t>(t.rows_per_block) * (hidden / t.cluster_blocks) * sums * 4;
+  };
+  auto fits = [&] { return t.pieces_per_thread * t.vec <= most_elements && column_bytes() <= kSharedBudget; };
+  spread(t, t.pieces, target, most_threads);
+  // A row too long for one block: split over a cluster (sm_90; elsewhere each block also
+  // reads the other slices), else walk it in chunks.
+  for (int cb = 2; !fits() && cb <= 8; cb *= 2) {
+    if (hidden % (cb * t.vec) != 0) break;
+    t.cluster_blocks = cb;
+    spread(t, t.pieces / cb, target, most_threads);
+  }
+  if (!fits()) {
+    t.cluster_blocks = 1;
+    spread(t, t.pieces, target, most_threads);
+    t.pieces_per_thread = target;
+    t.chunks = static_cast<int>(ceil_div64(t.pieces, std::int64_t(t.row_threads) * target));
+  }
+  t.shared_bytes = scratch_bytes(t.threads) + (t.chunks == 1 ? column_bytes() : 0);
+  t.min_blocks = 1024 / t.threads;  // ≤ 64 registers a thread, 1024 threads an SM at least
+  if (!backward) {
+    t.blocks = ceil_div64(rows, t.rows_per_block) * t.cluster_blocks;
+    return t;
+  }
+  const int resident = std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)));
+  const std::int64_t groups = ceil_div64(rows, t.rows_per_block);
+  // One wave of blocks; clusters: four waves of the clusters that fit (a GPC's SMs need
+  // not divide by the cluster size), so that a short last wave costs little.
+  const std::int64_t slots = t.cluster_blocks == 1 ? std::int64_t(kAssumedSms) * resident
+                                                   : 4 * std::int64_t(kAssumedSms / t.cluster_blocks);
+  t.row_iterations = static_cast<int>(ceil_div64(groups, slots));
+  t.blocks = ceil_div64(groups, t.row_iterations) * t.cluster_blocks;
+  return t;
+}
+
+namespace {
+// The forward's grid has a block (a cluster) per row group: rows beyond 2^31 − 1 blocks are refused.
+void check_layer_norm_params(const json& p, const std::string& where) {
+  const std::int64_t rows = p.at("rows").get<std::int64_t>();
+  const int hidden = p.at("hidden").get<int>();
+  const auto t = layer_norm_tiling(rows, hidden, dtype_of(p), false, p.at("weight").get<bool>(), p.at("bias").get<bool>());
+  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block;
+  if (rows > most)
+    bad_params("layer_norm", where, "rows", std::to_string(rows),
+               fmt::format("1 … {} for hidden {} ({} blocks a row)", most, hidden, t.cluster_blocks));
+}
+}  // namespace
+
+const std::vector<ParamSpec>& layer_norm_params() {
+  using Type = ParamSpec::Type;
+  static const std::vector<ParamSpec> specs = {
+      {"rows", Type::integer, 1, 2147483647.0, {}, json(), "rows of x (all leading dimensions flattened)"},
+      {"hidden", Type::integer, 1, 65536, {}, json(), "H, elements per row (the normalised dimension)"},
+      dtype_param("x, y, dy, dx; weight, bias, mean, rstd and their gradients are float32"),
+      {"weight", Type::boolean, 0, 0, {}, true, "a float32 weight [H] (gamma); the backward adds to dweight"},
+      {"bias", Type::boolean, 0, 0, {}, true, "a float32 bias [H] (beta); the backward adds to dbias"},
+      {"epsilon", Type::number, 1e-30, 1.0, {}, 1e-5, "added to the biased variance before the square root"},
+  };
+  return specs;
+}
+
+namespace {
+
+std::string cfg_text(const json& p, const LayerNormTiling& t) {
+  return fmt::format(
+      "struct Cfg {{\n"
+      "  using T = {type};\n"
+      "  static constexpr bandjit::i64 kRows = {rows};\n"
+      "  static constexpr int kHidden = {hidden};\n"
+      "  static constexpr bool kWeight = {weight}, kBias = {bias};\n"
+      "  static constexpr float kEpsilon = {eps};\n"
+      "  static constexpr int kVec = {vec}, kRowThreads = {r}, kPiecesPerThread = {nv}, kChunks = {ch};\n"
+      "  static constexpr int kRowsPerBlock = {rpb}, kThreads = {threads}, kRowIterations = {iter};\n"
+      "  static constexpr int kClusterBlocks = {cb};\n"
+      "}};\n\n",
+      fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
+      fmt::arg("hidden", p.at("hidden").get<int>()), fmt::arg("weight", p.at("weight").get<bool>()),
+      fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("eps", float_literal(p.at("epsilon").get<double>())),
+      fmt::arg("vec", t.vec), fmt::arg("r", t.row_threads), fmt::arg("nv", t.pieces_per_thread),
+      fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
+      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks));
+}
+
+// Fills what both families share; `params` lists the kernel's parameters in order as
+// (name, C++ type, present).
+Source make_source(const char* family, const json& p, const LayerNormTiling& t,
+                   const std::vector<std::tuple<std::string, std::string, bool>>& params, const std::string& call) {
+  Source s;
+  s.family = family;
+  s.kernel_name = std::string("bandjit_") + family;
+  s.name = std::string(family) + "_" + params_slug(p) + ".cu";
+  s.key_fields = p;
+  s.launch.grid[0] = static_cast<std::uint32_t>(t.blocks);
+  s.launch.block[0] = static_cast<std::uint32_t>(t.threads);
+  s.launch.shared_bytes = t.shared_bytes;
+  std::string list;
+  for (const auto& [name, type, present] : params) {
+    if (!present) continue;
+    list += fmt::format("{}{}* __restrict__ {}", list.empty() ? "" : ", ", type, name);
+    s.arguments.push_back(name);
+    s.argument_alignment.push_back(name == "mean" || name == "rstd" ? 4 : 16);
+  }
+  // Blocks of a cluster split each row on sm_90 (compile-time cluster size, so a plain launch
+  // works); other targets launch the same grid without clusters.
+  const std::string cluster =
+      t.cluster_blocks == 1 ? ""
+                            : fmt::format("#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_LN_CLUSTER_DIMS __cluster_dims__({}, 1, 1)\n"
+                                          "#else\n#define BANDJIT_LN_CLUSTER_DIMS\n#endif\n\n",
+                                          t.cluster_blocks);
+  s.text = fmt::format(
+      "// Generated by bandjit: {family} for {fields}\n"
+      "{macro}"
+      "#include \"bandjit/layer_norm.cuh\"\n\n"
+      "{cfg}"
+      "{cluster}"
+      "extern \"C\" __global__ void {cluster_attr}__launch_bounds__({threads}, {min_blocks})\n"
+      "{name}({list}) {{\n"
+      "  extern __shared__ float4 bandjit_smem[];\n"
+      "  {call};\n"
+      "}}\n",
+      fmt::arg("family", family), fmt::arg("fields", p.dump()), fmt::arg("macro", cuda_type_macro(dtype_of(p))),
+      fmt::arg("cfg", cfg_text(p, t)), fmt::arg("cluster", cluster), fmt::arg("cluster_attr", cluster.empty() ? "" : "BANDJIT_LN_CLUSTER_DIMS "),
+      fmt::arg("threads", t.threads), fmt::arg("min_blocks", t.min_blocks),
+      fmt::arg("name", s.kernel_name), fmt::arg("list", list), fmt::arg("call", call));
+  return s;
+}
+
+LayerNormTiling tiling_of(const json& p, bool backward) {
+  return layer_norm_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), dtype_of(p), backward,
+                           p.at("weight").get<bool>(), p.at("bias").get<bool>());
+}
+
+Source generate_layer_norm(const json& p, const Tuning&) {
+  const bool w = p.at("weight").get<bool>(), b = p.at("bias").get<bool>();
+  return make_source("layer_norm", p, tiling_of(p, false),
+                     {{"x", "const Cfg::T", true},
+                      {"weight", "const float", w},
+                      {"bias", "const float", b},
+                      {"y", "Cfg::T", true},
+                      {"mean", "float", true},
+                      {"rstd", "float", true}},
+                     fmt::format("bandjit::layer_norm_forward<Cfg>(x, {}, {}, y, mean, rstd, "
+                                 "reinterpret_cast<float*>(bandjit_smem))",
+                                 w ? "weight" : "nullptr", b ? "bias" : "nullptr"));
+}
+
+Source generate_layer_norm_backward(const json& p, const Tuning&) {
+  const bool w = p.at("weight").get<bool>(), b = p.at("bias").get<bool>();
+  return make_source("layer_norm_backward", p, tiling_of(p, true),
+                     {{"dy", "const Cfg::T", true},
+                      {"x", "const Cfg::T", true},
+                      {"mean", "const float", true},
+                      {"rstd", "const float", true},
+                      {"weight", "const float", w},
+                      {"dx", "Cfg::T", true},
+                      {"dweight", "float", w},
+                      {"dbias", "float", b}},
+                     fmt::format("bandjit::layer_norm_backward<Cfg>(dy, x, mean, rstd, {}, dx, {}, {}, "
+                                 "reinterpret_cast<float*>(bandjit_smem))",
+                                 w ? "weight" : "nullptr", w ? "dweight" : "nullptr", b ? "dbias" : "nullptr"));
+}
+
+const char* const kReference = "reference/layer_norm_reference.cpp (float64)";
+
+}  // namespace
+
+void append_layer_norm_families(std::vector<Family>& families) {
+  Family forward;
+  forward.name = "layer_norm";
+  forward.parameter_set = "layer_norm";
+  forward.summary =
+      "y = (x - mean) * rstd * w + b, rstd = 1/sqrt(biased var + eps), per row of H (Ba et al. 2016; Apex "
+      "MixedFusedLayerNorm)";
+  forward.reference = kReference;
+  forward.arguments = {"x", "[weight]", "[bias]", "y", "mean", "rstd"};
+  forward.param_specs = &layer_norm_params;
+  forward.check_params = &check_layer_norm_params;
+  forward.params_generator = &generate_layer_norm;
+  Family backward = forward;
+  backward.name = "layer_norm_backward";
+  backward.summary =
+      "dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy w; dweight += sum_rows dy xhat, dbias += sum_rows dy "
+      "(accumulates)";
+  backward.arguments = {"dy", "x", "mean", "rstd", "[weight]", "dx", "[dweight: weight]", "[dbias: bias]"};
+  backward.params_generator = &generate_layer_norm_backward;
+  families.push_back(forward);
+  families.push_back(backward);
+}
+
+}  // namespace bandjit

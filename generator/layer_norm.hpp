@@ -1,0 +1,39 @@
+// The layer_norm parameter set: families layer_norm (forward) and layer_norm_backward
+// (docs/layer_norm.md). Parameters, the tiling heuristic (a pure function, tested on the
+// CPU and shared with the SIMT emulator's tests) and the generated sources.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bandjit/problem.hpp"
+#include "generator/family_registry.hpp"
+
+namespace bandjit {
+
+/// How one layer_norm kernel covers its rows (templates/layer_norm.cuh's Cfg).
+struct LayerNormTiling {
+  int vec = 1;                ///< V: elements per vector access; divides hidden, V·sizeof ≤ 16 bytes
+  int pieces = 1;             ///< hidden / V (the whole row; a block holds pieces / cluster_blocks)
+  int row_threads = 1;        ///< R: threads per row, a power of two ≤ 1024
+  int pieces_per_thread = 1;  ///< NV: pieces a thread holds at once (per chunk)
+  int chunks = 1;             ///< 1: the row stays in registers; > 1: walked in chunks, re-read
+  int cluster_blocks = 1;     ///< backward: blocks of a cluster sharing each row (sm_90), 1 = none
+  int rows_per_block = 1;     ///< thread groups per block (one row each at a time)
+  int threads = 256;          ///< per block
+  int row_iterations = 1;     ///< backward: row groups each block takes in turn
+  int min_blocks = 1;         ///< __launch_bounds__ minimum blocks per SM (caps the registers)
+  std::int64_t blocks = 1;
+  std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
+};
+
+/// The tiling for one problem. `weight`/`bias` matter to the backward's shared column sums.
+LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias);
+
+/// Appends layer_norm and layer_norm_backward to the registry list.
+void append_layer_norm_families(std::vector<Family>& families);
+
+/// The parameters both families take: rows, hidden, dtype, weight, bias, epsilon.
+const std::vector<ParamSpec>& layer_norm_params();
+
+}  // namespace bandjit

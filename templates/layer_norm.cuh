@@ -1,0 +1,440 @@
+// bandjit/layer_norm.cuh — LayerNorm over rows of H = Cfg::kHidden elements (Ba et al. 2016),
+// with Apex MixedFusedLayerNorm's mixed precision: x, y, dy, dx of type T; weight, bias,
+// dweight, dbias, mean, rstd float32; all math in float32 (docs/layer_norm.md).
+//
+//   forward:  mean = Σx/H, rstd = 1/sqrt(Σ(x − mean)²/H + ε), y = (x − mean)·rstd·w + b
+//   backward: x̂ = (x − mean)·rstd, g = dy·w,
+//             dx = rstd·(g − Σg/H − x̂·Σ(g·x̂)/H), dweight += Σ_rows dy·x̂, dbias += Σ_rows dy
+//
+// kRowThreads (R) threads share a row; thread lr holds the pieces lr, lr + R, … of V
+// elements (one vector access each; V divides H, so every piece is aligned). With
+// kChunks = 1 the row stays in registers: read once, reduced twice (mean, then the squared
+// deviations: no E[x²] − E[x]² cancellation), written once. With kChunks > 1 (rows too long
+// for registers) the row is walked chunk by chunk and re-read, which mostly hits the L2.
+// The caller passes the block's dynamic shared memory; there is no static __shared__.
+#pragma once
+
+#include "bandjit/cluster.cuh"
+#include "bandjit/common.cuh"
+
+namespace bandjit {
+namespace ln {
+
+template <int BYTES> struct RawOf;
+template <> struct RawOf<16> { typedef uint4 type; };
+template <> struct RawOf<8> { typedef unsigned long long type; };
+template <> struct RawOf<4> { typedef unsigned type; };
+template <> struct RawOf<2> { typedef unsigned short type; };
+
+// A block covers a slice of HS = H / CB columns of its rows: the whole row, or with
+// kClusterBlocks = CB > 1 one of the CB slices the blocks of a cluster share.
+template <class Cfg>
+struct Shape {
+  using T = typename Cfg::T;
+  static constexpr int H = Cfg::kHidden, CB = Cfg::kClusterBlocks, HS = H / CB, V = Cfg::kVec, P = HS / V;
+  static constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, CH = Cfg::kChunks;
+  static constexpr int RPB = Cfg::kRowsPerBlock;
+  using Raw = typename RawOf<V * static_cast<int>(sizeof(T))>::type;
+  // Dynamic shared memory starts with the reduction scratch (2 floats a warp), then 4 floats
+  // of cluster slots; a multiple of 4 floats, so what follows stays 16-byte aligned.
+  static constexpr int kSlots = (2 * (Cfg::kThreads / 32) + 3) / 4 * 4;
+  static constexpr int kScratch = kSlots + 4;
+  // Shared slot of columns [p·V + q, p·V + q + 4) of a column-sum slice (q a multiple of 4):
+  // quad q of every piece side by side, so a warp's 16-byte accesses to its consecutive
+  // pieces are conflict-free. Without quads (V < 4, H odd or 2 mod 4) the slot is the column.
+  static __device__ __forceinline__ int slot(int p, int q) { return V % 4 == 0 ? (q / 4) * (P * 4) + p * 4 : p * V + q; }
+  // Piece e of chunk k of row-thread lr: consecutive lanes take consecutive pieces.
+  static __device__ __forceinline__ int piece(int k, int e, int lr) { return (k * NV + e) * R + lr; }
+};
+
+template <int V, class T, class Raw>
+__device__ __forceinline__ void unpack(const Raw& raw, float* out) {
+  const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int c = 0; c < V; ++c) out[c] = to_float(e[c]);
+}
+
+// Elements of weight/bias loaded at once: 4 (one 16-byte load) when V allows.
+template <int V>
+constexpr int kQuad = V % 4 == 0 ? 4 : V;
+
+// V consecutive float32 at p (aligned to the piece: 4·V bytes, 16 at most).
+template <int V>
+__device__ __forceinline__ void load_floats(const float* p, float* out) {
+  if constexpr (V % 4 == 0) {
+#pragma unroll
+    for (int k = 0; k < V / 4; ++k) {
+      const float4 f = reinterpret_cast<const float4*>(p)[k];
+      out[4 * k] = f.x, out[4 * k + 1] = f.y, out[4 * k + 2] = f.z, out[4 * k + 3] = f.w;
+    }
+  } else if constexpr (V == 2) {
+    const float2 f = *reinterpret_cast<const float2*>(p);
+    out[0] = f.x, out[1] = f.y;
+  } else {
+    out[0] = p[0];
+  }
+}
+
+// dst[0, Q) += v[0, Q) in shared memory, 16 bytes at once when Q == 4 (dst aligned).
+template <int Q>
+__device__ __forceinline__ void shared_add(float* dst, const float* v) {
+  if constexpr (Q == 4) {
+    float4 t = *reinterpret_cast<float4*>(dst);
+    t.x += v[0], t.y += v[1], t.z += v[2], t.w += v[3];
+    *reinterpret_cast<float4*>(dst) = t;
+  } else {
+#pragma unroll
+    for (int c = 0; c < Q; ++c) dst[c] += v[c];
+  }
+}
+
+// dst[0, V) += v[0, V) in global memory; 16-byte reductions on sm_90 (aligned: V % 4 == 0).
+template <int V>
+__device__ __forceinline__ void red_add(float* dst, const float* v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (V % 4 == 0) {
+#pragma unroll
+    for (int k = 0; k < V / 4; ++k)
+      atomicAdd(reinterpret_cast<float4*>(dst) + k, make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]));
+  } else
+#endif
+  {
+#pragma unroll
+    for (int c = 0; c < V; ++c) atomicAdd(dst + c, v[c]);
+  }
+}
+
+// Sum of (x, y) over the R threads of a row (R a power of two; R > 32: whole warps, through
+// scratch[2 · warps]). Every thread of the block calls it the same number of times.
+template <int R>
+__device__ __forceinline__ float2 group_sum(float2 v, float* scratch) {
+#pragma unroll
+  for (int o = (R < 32 ? R : 32) / 2; o > 0; o >>= 1) {
+    v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
+    v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
+  }
+  if constexpr (R > 32) {
+    const int warp = threadIdx.x >> 5, first = warp - warp % (R / 32);
+    if ((threadIdx.x & 31) == 0) scratch[2 * warp] = v.x, scratch[2 * warp + 1] = v.y;
+    __syncthreads();
+    v = make_float2(0.f, 0.f);
+#pragma unroll
+    for (int w = 0; w < R / 32; ++w) v.x += scratch[2 * (first + w)], v.y += scratch[2 * (first + w) + 1];
+    __syncthreads();
+  }
+  return v;
+}
+
+// The row's sums over the CB blocks of its cluster: each block's sum goes to its own
+// shared slots, alternating between two (by `parity`) so that one cluster barrier per
+// reduction suffices: a block writes a slot again only after the next barrier, which every
+// block reaches only after reading this round's slots. Without clusters (sm_80, the
+// emulator) the caller has summed the whole row itself and v is returned unchanged.
+template <int CB>
+__device__ __forceinline__ float2 cluster_sum(float2 v, float* slots, int parity) {
+#if defined(BANDJIT_CLUSTERS)
+  if constexpr (CB > 1) {
+    float* mine = slots + 2 * parity;
+    if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
+    cluster_arrive();
+    cluster_wait();
+    v = make_float2(0.f, 0.f);
+#pragma unroll
+    for (int r = 0; r < CB; ++r) v.x += cluster_load(mine, r), v.y += cluster_load(mine + 1, r);
+  }
+#endif
+  return v;
+}
+
+// No block of a cluster may exit while another can still read its slots.
+template <int CB>
+__device__ __forceinline__ void cluster_finish() {
+#if defined(BANDJIT_CLUSTERS)
+  if constexpr (CB > 1) cluster_arrive(), cluster_wait();
+#endif
+}
+
+// Σg and Σg·x̂ of one piece (g = dy·w; w_at: the piece's weights).
+template <class Cfg, class Raw>
+__device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw_x, const float* w_at, float mean,
+                                               float rstd, float& sg, float& sgx) {
+  using T = typename Cfg::T;
+  constexpr int V = Cfg::kVec, Q = kQuad<V>;
+  const T* in_dy = reinterpret_cast<const T*>(&raw_dy);
+  const T* in_x = reinterpret_cast<const T*>(&raw_x);
+#pragma unroll
+  for (int q = 0; q < V; q += Q) {
+    float w[Q];
+    if constexpr (Cfg::kWeight) load_floats<Q>(w_at + q, w);
+#pragma unroll
+    for (int c = 0; c < Q; ++c) {
+      const float xh = (to_float(in_x[q + c]) - mean) * rstd;
+      const float g = Cfg::kWeight ? to_float(in_dy[q + c]) * w[c] : to_float(in_dy[q + c]);
+      sg += g, sgx += g * xh;
+    }
+  }
+}
+
+}  // namespace ln
+
+// One row per thread group: row = blockIdx.x · kRowsPerBlock + group; with clusters, one row
+// per cluster, each block holding one slice of it (as in the backward).
+template <class Cfg>
+__device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __restrict__ x,
+                                                   const float* __restrict__ weight, const float* __restrict__ bias,
+                                                   typename Cfg::T* __restrict__ y, float* __restrict__ mean_out,
+                                                   float* __restrict__ rstd_out, float* smem) {
+  using S = ln::Shape<Cfg>;
+  using T = typename S::T;
+  using Raw = typename S::Raw;
+  constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, P = S::P, R = S::R, NV = S::NV, CH = S::CH;
+  const int lr = threadIdx.x % R;
+  const int rank = CB > 1 ? int(blockIdx.x % CB) : 0;
+  const i64 row = i64(blockIdx.x / CB) * S::RPB + threadIdx.x / R;
+  const bool active = row < Cfg::kRows;
+  const i64 at0 = row * H + rank * HS;  // the block's slice of the row
+  Raw raw[NV];
+  auto load = [&](int k) {
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      const int p = S::piece(k, e, lr);
+      raw[e] = active && p < P ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
+    }
+  };
+  // Without clusters: adds the other slices of a cluster row (read from global memory) to
+  // acc, as values or as squared deviations from `center`.
+  auto other_slices = [&](float& acc, bool squares, float center) {
+#if !defined(BANDJIT_CLUSTERS)
+    if constexpr (CB > 1) {
+      for (int r2 = 0; r2 < CB; ++r2) {
+        if (r2 == rank || !active) continue;
+        for (int k = 0; k < CH; ++k)
+#pragma unroll
+          for (int e = 0; e < NV; ++e) {
+            const int p = S::piece(k, e, lr);
+            if (p >= P) continue;
+            float v[V];
+            ln::unpack<V, T>(*reinterpret_cast<const Raw*>(x + row * H + r2 * HS + p * V), v);
+#pragma unroll
+            for (int c = 0; c < V; ++c) acc += squares ? (v[c] - center) * (v[c] - center) : v[c];
+          }
+      }
+    }
+#endif
+  };
+  if (CH == 1) load(0);
+
+  float sum = 0.f;  // absent pieces are zero bits: they add 0
+#pragma unroll 1
+  for (int k = 0; k < CH; ++k) {
+    if (CH > 1) load(k);
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      float v[V];
+      ln::unpack<V, T>(raw[e], v);
+#pragma unroll
+      for (int c = 0; c < V; ++c) sum += v[c];
+    }
+  }
+  other_slices(sum, false, 0.f);
+  const float mean =
+      ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sum, 0.f), smem), smem + S::kSlots, 0).x / float(H);
+
+  float sq = 0.f;
+#pragma unroll 1
+  for (int k = 0; k < CH; ++k) {
+    if (CH > 1) load(k);
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      if (S::piece(k, e, lr) >= P) continue;
+      float v[V];
+      ln::unpack<V, T>(raw[e], v);
+#pragma unroll
+      for (int c = 0; c < V; ++c) sq += (v[c] - mean) * (v[c] - mean);
+    }
+  }
+  other_slices(sq, true, mean);
+  const float var = ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sq, 0.f), smem), smem + S::kSlots, 1).x;
+  const float rstd = rsqrtf(var / float(H) + Cfg::kEpsilon);
+
+  if (active) {  // every thread took part in the reductions
+#pragma unroll 1
+    for (int k = 0; k < CH; ++k) {
+      if (CH > 1) load(k);
+#pragma unroll
+      for (int e = 0; e < NV; ++e) {
+        const int p = S::piece(k, e, lr);
+        if (p >= P) continue;
+        // y overwrites x in raw[e], element by element: no second set of registers.
+        const T* in = reinterpret_cast<const T*>(&raw[e]);
+        T* out = reinterpret_cast<T*>(&raw[e]);
+        const int col = rank * HS + p * V;
+#pragma unroll
+        for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
+          constexpr int Q = ln::kQuad<V>;
+          float w[Q], b[Q];
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col + q, w);
+          if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + col + q, b);
+#pragma unroll
+          for (int c = 0; c < Q; ++c) {
+            float v = (to_float(in[q + c]) - mean) * rstd;
+            if constexpr (Cfg::kWeight) v *= w[c];
+            if constexpr (Cfg::kBias) v += b[c];
+            out[q + c] = from_float<T>(v);
+          }
+        }
+        *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
+      }
+    }
+    if (lr == 0 && rank == 0) mean_out[row] = mean, rstd_out[row] = rstd;
+  }
+  ln::cluster_finish<CB>();
+}
+
+// Each block (each cluster of kClusterBlocks blocks) takes kRowIterations row groups of
+// kRowsPerBlock rows in a row. dweight and dbias are ADDED to (red.global.add): with
+// kChunks = 1 each thread group first sums its columns over its rows in shared memory and
+// the block adds once at the end; with kChunks > 1 every row adds (slow; docs/layer_norm.md).
+// With clusters each block holds one slice of the row; the row sums meet in distributed
+// shared memory (sm_90), or, where there are no clusters, every block also reads the other
+// slices to sum the whole row itself (correct, slower).
+template <class Cfg>
+__device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __restrict__ dy,
+                                                    const typename Cfg::T* __restrict__ x,
+                                                    const float* __restrict__ mean_in,
+                                                    const float* __restrict__ rstd_in,
+                                                    const float* __restrict__ weight, typename Cfg::T* __restrict__ dx,
+                                                    float* __restrict__ dweight, float* __restrict__ dbias,
+                                                    float* smem) {
+  using S = ln::Shape<Cfg>;
+  using T = typename S::T;
+  using Raw = typename S::Raw;
+  constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, P = S::P, R = S::R, NV = S::NV, CH = S::CH;
+  constexpr int RPB = S::RPB, Q = ln::kQuad<V>, SUMS = int(Cfg::kWeight) + int(Cfg::kBias);
+  constexpr bool kSharedAcc = CH == 1 && SUMS > 0;
+  const int lr = threadIdx.x % R, group = threadIdx.x / R;
+  const int rank = CB > 1 ? int(blockIdx.x % CB) : 0;
+  const int col0 = rank * HS;  // the block's first column
+  const i64 block_group = blockIdx.x / CB;
+  // Column sums of this group: [dweight | dbias] slices of HS floats each, as configured.
+  float* acc_w = smem + S::kScratch + group * HS * SUMS;
+  float* acc_b = acc_w + (Cfg::kWeight ? HS : 0);
+  if constexpr (kSharedAcc) {
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      const int p = S::piece(0, e, lr);
+      if (p >= P) continue;
+#pragma unroll
+      for (int c = 0; c < V; ++c) {
+        if constexpr (Cfg::kWeight) acc_w[S::slot(p, c / 4 * 4) + c % 4] = 0.f;
+        if constexpr (Cfg::kBias) acc_b[S::slot(p, c / 4 * 4) + c % 4] = 0.f;
+      }
+    }
+  }
+
+  for (int it = 0; it < Cfg::kRowIterations; ++it) {
+    const i64 row = (block_group * Cfg::kRowIterations + it) * RPB + group;
+    const bool active = row < Cfg::kRows;
+    const float mean = active ? mean_in[row] : 0.f, rstd = active ? rstd_in[row] : 0.f;
+    const i64 at0 = row * H + col0;  // the block's slice of the row
+    Raw rdy[NV], rx[NV];
+    auto load = [&](int k) {
+#pragma unroll
+      for (int e = 0; e < NV; ++e) {
+        const int p = S::piece(k, e, lr);
+        const bool in = active && p < P;
+        rdy[e] = in ? *reinterpret_cast<const Raw*>(dy + at0 + p * V) : Raw{};
+        rx[e] = in ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
+      }
+    };
+    if (CH == 1) load(0);
+
+    float sg = 0.f, sgx = 0.f;
+#pragma unroll 1
+    for (int k = 0; k < CH; ++k) {
+      if (CH > 1) load(k);
+#pragma unroll
+      for (int e = 0; e < NV; ++e) {
+        const int p = S::piece(k, e, lr);
+        if (p < P) ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, mean, rstd, sg, sgx);
+      }
+    }
+#if !defined(BANDJIT_CLUSTERS)
+    if constexpr (CB > 1) {  // no clusters: the other slices, read from global memory
+      for (int r2 = 0; r2 < CB; ++r2) {
+        if (r2 == rank || !active) continue;
+        for (int k = 0; k < CH; ++k)
+#pragma unroll
+          for (int e = 0; e < NV; ++e) {
+            const int p = S::piece(k, e, lr);
+            if (p >= P) continue;
+            const i64 at = row * H + r2 * HS + p * V;
+            ln::add_piece_sums<Cfg>(*reinterpret_cast<const Raw*>(dy + at), *reinterpret_cast<const Raw*>(x + at),
+                                    weight + r2 * HS + p * V, mean, rstd, sg, sgx);
+          }
+      }
+    }
+#endif
+    const float2 s =
+        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg, sgx), smem), smem + S::kSlots, it & 1);
+    const float mean_g = s.x / float(H), mean_gx = s.y / float(H);
+    if (!active) continue;  // the whole group (cluster): its reductions are done for this row
+
+#pragma unroll 1
+    for (int k = 0; k < CH; ++k) {
+      if (CH > 1) load(k);
+#pragma unroll
+      for (int e = 0; e < NV; ++e) {
+        const int p = S::piece(k, e, lr);
+        if (p >= P) continue;
+        const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);
+        const T* in_x = reinterpret_cast<const T*>(&rx[e]);
+        T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
+#pragma unroll
+        for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
+          float w[Q], dxh[Q], d[Q];
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col0 + p * V + q, w);
+#pragma unroll
+          for (int c = 0; c < Q; ++c) {
+            d[c] = to_float(in_dy[q + c]);
+            const float xh = (to_float(in_x[q + c]) - mean) * rstd;
+            const float g = Cfg::kWeight ? d[c] * w[c] : d[c];
+            out[q + c] = from_float<T>(rstd * (g - mean_g - xh * mean_gx));
+            dxh[c] = d[c] * xh;
+          }
+          if constexpr (kSharedAcc) {
+            if constexpr (Cfg::kWeight) ln::shared_add<Q>(acc_w + S::slot(p, q), dxh);
+            if constexpr (Cfg::kBias) ln::shared_add<Q>(acc_b + S::slot(p, q), d);
+          } else {
+            if constexpr (Cfg::kWeight) ln::red_add<Q>(dweight + col0 + p * V + q, dxh);
+            if constexpr (Cfg::kBias) ln::red_add<Q>(dbias + col0 + p * V + q, d);
+          }
+        }
+        *reinterpret_cast<Raw*>(dx + at0 + p * V) = rx[e];
+      }
+    }
+  }
+
+  if constexpr (kSharedAcc) {  // the block's column sums over its groups, added once
+    __syncthreads();
+    constexpr int RV = V % 4 == 0 ? 4 : 1;
+    const float* acc0 = smem + S::kScratch;
+    for (int col = threadIdx.x * RV; col < HS; col += Cfg::kThreads * RV) {
+      const int at = S::slot(col / V, col % V);
+      float w[RV], b[RV];
+#pragma unroll
+      for (int c = 0; c < RV; ++c) w[c] = 0.f, b[c] = 0.f;
+      for (int gr = 0; gr < RPB; ++gr)
+#pragma unroll
+        for (int c = 0; c < RV; ++c) {
+          if constexpr (Cfg::kWeight) w[c] += acc0[gr * HS * SUMS + at + c];
+          if constexpr (Cfg::kBias) b[c] += acc0[gr * HS * SUMS + (Cfg::kWeight ? HS : 0) + at + c];
+        }
+      if constexpr (Cfg::kWeight) ln::red_add<RV>(dweight + col0 + col, w);
+      if constexpr (Cfg::kBias) ln::red_add<RV>(dbias + col0 + col, b);
+    }
+  }
+  ln::cluster_finish<CB>();
+}
+
+}  // namespace bandjit

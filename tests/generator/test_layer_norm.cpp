@@ -1,0 +1,118 @@
+// layer_norm's parameters (validation names field and range), its tiling heuristic (a pure
+// function: every row and every piece covered once, register and shared-memory budgets) and
+// the generated source's arguments.
+#include <string>
+
+#include <fmt/format.h>
+
+#include "bandjit/bandjit.hpp"
+#include "bandjit/errors.hpp"
+#include "generator/family_registry.hpp"
+#include "generator/layer_norm.hpp"
+#include "support/catch.hpp"
+
+using namespace bandjit;
+
+namespace {
+const int kHidden[] = {32, 100, 768, 1024, 2048, 4096, 5120, 16384, 65536, 1, 33, 65535};
+
+std::string error_of(const std::string& json) {
+  try {
+    find_family("layer_norm").canonical(nlohmann::json::parse(json), "test");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::invalid_problem);
+    return e.what();
+  }
+  return "";
+}
+bool has(const std::string& text, const std::string& piece) { return text.find(piece) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("generator: layer_norm parameters are validated with field and range", "[generator][layer_norm]") {
+  const auto c = find_family("layer_norm_backward").canonical(nlohmann::json::parse(R"({"rows": 8, "hidden": 768, "dtype": "bfloat16"})"));
+  CHECK(c.at("weight") == true);
+  CHECK(c.at("bias") == true);
+  CHECK(c.at("epsilon") == 1e-5);
+  CHECK(has(error_of(R"({"rows": 8, "hidden": 0, "dtype": "float16"})"), "hidden = 0"));
+  CHECK(has(error_of(R"({"rows": 8, "hidden": 65537, "dtype": "float16"})"), "1 … 65536"));
+  CHECK(has(error_of(R"({"rows": 0, "hidden": 8, "dtype": "float16"})"), "rows = 0"));
+  CHECK(has(error_of(R"({"rows": 8, "hidden": 8, "dtype": "float64"})"), "\"bfloat16\""));
+  CHECK(has(error_of(R"({"rows": 8, "hidden": 8, "dtype": "float16", "epsilon": 0})"), "epsilon = 0"));
+  CHECK(has(error_of(R"({"rows": 8, "hidden": 8, "dtype": "float16", "weight": 1})"), "true or false"));
+  CHECK(has(error_of(R"({"rows": 8, "hiden": 8, "dtype": "float16"})"), "hiden"));
+  CHECK(has(error_of(R"({"rows": 8, "dtype": "float16"})"), "hidden = (missing)"));
+  CHECK(error_of(R"({"rows": 8, "hidden": 8, "dtype": "float16"})").empty());
+}
+
+TEST_CASE("tiling: layer_norm covers every piece and row once within its budgets", "[tiling][layer_norm]") {
+  for (int hidden : kHidden)
+    for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+      for (bool backward : {false, true})
+        for (std::int64_t rows : {std::int64_t(1), std::int64_t(3), std::int64_t(1000), (std::int64_t(1) << 26) / hidden,
+                                  std::int64_t(2147483647)}) {
+          if (rows < 1) continue;
+          const auto t = layer_norm_tiling(rows, hidden, dt, backward, true, true);
+          if (t.blocks > 2147483647) {  // one block (cluster) a row: refused by the parameter check
+            CHECK(!backward);
+            CHECK(has(error_of(fmt::format(R"({{"rows": {}, "hidden": {}, "dtype": "{}"}})", rows, hidden,
+                                           to_string(dt))),
+                      "rows = 2147483647"));
+            continue;
+          }
+          INFO("hidden " << hidden << " dtype " << to_string(dt) << (backward ? " backward" : " forward") << " rows "
+                         << rows);
+          CHECK(t.vec * t.pieces == hidden);
+          CHECK(t.vec * static_cast<int>(element_size(dt)) <= 16);
+          CHECK((t.row_threads & (t.row_threads - 1)) == 0);
+          CHECK(t.row_threads <= (backward ? 1024 : 512));
+          CHECK(t.min_blocks * t.threads == std::max(1024, t.threads));  // ≤ 64 registers a thread
+          const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
+          CHECK(slice * t.cluster_blocks == t.pieces);
+          CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * t.chunks >= slice);
+          CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * (t.chunks - 1) < slice);  // no empty chunk
+          if (t.cluster_blocks > 1) CHECK((t.rows_per_block == 1 && t.chunks == 1 && t.blocks % t.cluster_blocks == 0));
+          CHECK(t.pieces_per_thread * t.vec <= (backward ? 16 : 32));  // elements a thread holds (64 registers)
+          CHECK(t.threads == t.row_threads * t.rows_per_block);
+          CHECK(t.threads % 32 == 0);
+          CHECK(t.shared_bytes <= 160 * 1024 + 1024);
+          const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations;
+          const std::int64_t row_blocks = t.blocks / t.cluster_blocks;
+          CHECK(row_blocks * rows_per_block >= rows);
+          CHECK((row_blocks - 1) * rows_per_block < rows);  // no block without rows
+          CHECK(t.blocks <= 2147483647);
+          if (t.vec * static_cast<int>(element_size(dt)) < 16) CHECK(hidden % (2 * t.vec) != 0);  // widest that divides
+        }
+  // Rows that fit the registers stay there: one DRAM pass.
+  CHECK(layer_norm_tiling(4096, 16384, DType::float32, true, true, true).chunks == 1);
+  for (DType dt : {DType::float32, DType::float16, DType::bfloat16}) {
+    const auto f = layer_norm_tiling(1024, 65536, dt, false, true, true);
+    CHECK(f.cluster_blocks == 4);
+    CHECK(f.threads == 512);
+    CHECK(f.chunks == 1);
+  }
+  // H = 65536 backward: four blocks a row, 16384 columns and their sums each.
+  const auto t = layer_norm_tiling(1024, 65536, DType::float16, true, true, true);
+  CHECK(t.cluster_blocks == 4);
+  CHECK(t.chunks == 1);
+  CHECK(t.blocks == 4 * 128);
+  CHECK(t.row_iterations == 8);
+}
+
+TEST_CASE("generator: layer_norm sources take the arguments their parameters ask for", "[generator][layer_norm]") {
+  const Source f = find_family("layer_norm").generate(nlohmann::json::parse(
+      R"({"rows": 10, "hidden": 100, "dtype": "float16", "bias": false})"));
+  CHECK(f.arguments == std::vector<std::string>{"x", "weight", "y", "mean", "rstd"});
+  CHECK(f.argument_alignment == std::vector<std::uint32_t>{16, 16, 16, 4, 4});
+  CHECK(has(f.text, "kHidden = 100"));
+  CHECK(has(f.text, "bandjit::layer_norm_forward<Cfg>(x, weight, nullptr, y, mean, rstd"));
+  const Source b = find_family("layer_norm_backward").generate(nlohmann::json::parse(
+      R"({"rows": 10, "hidden": 100, "dtype": "bfloat16", "weight": false})"));
+  CHECK(b.arguments == std::vector<std::string>{"dy", "x", "mean", "rstd", "dx", "dbias"});
+  CHECK(has(b.text, "#define BANDJIT_USE_BF16"));
+  // The parameters that change the code are the cache key's.
+  CHECK(b.key_fields.at("weight") == false);
+  CHECK(b.key_fields.at("epsilon") == 1e-5);
+  const auto names = families_of_set("layer_norm");
+  CHECK(names == std::vector<std::string>{"layer_norm", "layer_norm_backward"});
+  CHECK(expand_ops("backward", "layer_norm", "") == std::vector<std::string>{"layer_norm_backward"});
+}

@@ -1,0 +1,212 @@
+// layer_norm's template run on the CPU by the SIMT emulator against the float64 reference,
+// with the Cfg the generator's tiling picks: vector widths 1–16 bytes, thread groups of a
+// few lanes up to 1024 threads (cross-warp reductions), pieces past the row's end, rows past
+// the last one, rows walked in chunks or split over the blocks of a cluster, several row
+// groups per block taken in turn, and the backward's column sums (shared memory or per-row
+// adds) added onto non-zero dweight/dbias.
+#define BANDJIT_USE_FP16 1
+#include <cmath>
+#include <mutex>
+
+#include "bandjit/common.cuh"
+struct float4 {
+  float x, y, z, w;
+};
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline std::mutex atomic_mutex;
+inline float atomicAdd(float* p, float v) {
+  std::lock_guard<std::mutex> lock(atomic_mutex);
+  const float old = *p;
+  *p = old + v;
+  return old;
+}
+#include "bandjit/layer_norm.cuh"
+
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "generator/layer_norm.hpp"
+#include "reference/layer_norm_reference.hpp"
+#include "support/catch.hpp"
+
+using namespace bandjit;
+
+namespace {
+
+template <class T_, int H, bool W, bool B, long long ROWS, int V, int R, int NV, int CH, int RPB, int THREADS, int ITER,
+          int CB = 1>
+struct LnCfg {
+  using T = T_;
+  static constexpr i64 kRows = ROWS;
+  static constexpr int kHidden = H;
+  static constexpr bool kWeight = W, kBias = B;
+  static constexpr float kEpsilon = 1e-5f;
+  static constexpr int kVec = V, kRowThreads = R, kPiecesPerThread = NV, kChunks = CH;
+  static constexpr int kRowsPerBlock = RPB, kThreads = THREADS, kRowIterations = ITER, kClusterBlocks = CB;
+};
+
+template <class Cfg>
+LayerNormTiling expect_tiling(bool backward) {
+  constexpr DType dt = std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16;
+  const LayerNormTiling t = layer_norm_tiling(Cfg::kRows, Cfg::kHidden, dt, backward, Cfg::kWeight, Cfg::kBias);
+  REQUIRE(t.vec == Cfg::kVec);
+  REQUIRE(t.row_threads == Cfg::kRowThreads);
+  REQUIRE(t.pieces_per_thread == Cfg::kPiecesPerThread);
+  REQUIRE(t.chunks == Cfg::kChunks);
+  REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
+  REQUIRE(t.threads == Cfg::kThreads);
+  REQUIRE(t.row_iterations == Cfg::kRowIterations);
+  REQUIRE(t.cluster_blocks == Cfg::kClusterBlocks);
+  return t;
+}
+
+struct Rel {
+  double d2 = 0, r2 = 0;
+  void add(double out, double ref) { d2 += (out - ref) * (out - ref), r2 += ref * ref; }
+  double rel() const { return std::sqrt(d2 / r2); }
+};
+
+// x with a per-row offset, rounded to T: the kernel's input and its exact values.
+template <class T>
+void make_x(std::size_t rows, std::size_t H, std::vector<T>& x, std::vector<double>& xv, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  x.resize(rows * H);
+  xv.resize(rows * H);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double offset = 2 * u(rng);
+    for (std::size_t c = 0; c < H; ++c) {
+      x[r * H + c] = from_float<T>(static_cast<float>(offset + 0.5 * u(rng)));
+      xv[r * H + c] = to_float(x[r * H + c]);
+    }
+  }
+}
+
+std::vector<float> params(std::size_t H, double lo, double hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<float> v(H);
+  for (auto& e : v) e = static_cast<float>(u(rng));
+  return v;
+}
+
+template <class Cfg>
+void run_forward() {
+  using T = typename Cfg::T;
+  const LayerNormTiling t = expect_tiling<Cfg>(false);
+  const std::size_t rows = Cfg::kRows, H = Cfg::kHidden;
+  INFO("forward rows " << rows << " hidden " << H);
+  std::vector<T> x, y(rows * H, from_float<T>(NAN));
+  std::vector<double> xv;
+  make_x(rows, H, x, xv, 3);
+  const auto w = params(H, 0.5, 1.5, 4), b = params(H, -0.5, 0.5, 5);
+  std::vector<float> mean(rows, NAN), rstd(rows, NAN);
+  std::vector<float4> smem(t.shared_bytes / 16 + 1);
+  sim::launch({static_cast<unsigned>(t.blocks), 1, 1}, t.threads, [&] {
+    layer_norm_forward<Cfg>(x.data(), Cfg::kWeight ? w.data() : nullptr, Cfg::kBias ? b.data() : nullptr, y.data(),
+                            mean.data(), rstd.data(), reinterpret_cast<float*>(smem.data()));
+  });
+  const std::vector<double> wd(w.begin(), w.end()), bd(b.begin(), b.end());
+  Rel ey, em, er;
+  std::vector<double> ref(H);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto s = reference::layer_norm_row(&xv[r * H], Cfg::kWeight ? wd.data() : nullptr,
+                                             Cfg::kBias ? bd.data() : nullptr, static_cast<int>(H), 1e-5f, ref.data());
+    for (std::size_t c = 0; c < H; ++c) ey.add(to_float(y[r * H + c]), ref[c]);
+    em.add(mean[r], s.mean);
+    er.add(rstd[r], s.rstd);
+  }
+  INFO("y " << ey.rel() << ", mean " << em.rel() << ", rstd " << er.rel());
+  CHECK(ey.rel() <= (std::is_same_v<T, float> ? 1e-6 : 1e-3));
+  CHECK(em.rel() <= 1e-6);
+  CHECK(er.rel() <= 1e-6);
+}
+
+template <class Cfg>
+void run_backward() {
+  using T = typename Cfg::T;
+  const LayerNormTiling t = expect_tiling<Cfg>(true);
+  const std::size_t rows = Cfg::kRows, H = Cfg::kHidden;
+  INFO("backward rows " << rows << " hidden " << H << " blocks " << t.blocks);
+  std::vector<T> x, dy(rows * H), dx(rows * H, from_float<T>(NAN));
+  std::vector<double> xv, dyv(rows * H);
+  make_x(rows, H, x, xv, 6);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (std::size_t i = 0; i < dy.size(); ++i) dy[i] = from_float<T>(static_cast<float>(u(rng))), dyv[i] = to_float(dy[i]);
+  const auto w = params(H, 0.5, 1.5, 8);
+  const std::vector<double> wd(w.begin(), w.end());
+  std::vector<float> mean(rows), rstd(rows);
+  std::vector<reference::RowStats> stats(rows);
+  std::vector<double> scratch(H);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto s = reference::layer_norm_row(&xv[r * H], nullptr, nullptr, static_cast<int>(H), 1e-5, scratch.data());
+    mean[r] = static_cast<float>(s.mean), rstd[r] = static_cast<float>(s.rstd);
+    stats[r] = {mean[r], rstd[r]};
+  }
+  const auto dw0 = params(H, -1, 1, 9), db0 = params(H, -1, 1, 10);
+  std::vector<float> dw = dw0, db = db0;
+  std::vector<float4> smem(t.shared_bytes / 16 + 1);
+  sim::launch({static_cast<unsigned>(t.blocks), 1, 1}, t.threads, [&] {
+    layer_norm_backward<Cfg>(dy.data(), x.data(), mean.data(), rstd.data(), Cfg::kWeight ? w.data() : nullptr,
+                             dx.data(), Cfg::kWeight ? dw.data() : nullptr, Cfg::kBias ? db.data() : nullptr,
+                             reinterpret_cast<float*>(smem.data()));
+  });
+  std::vector<double> ref(H), rw(H), rb(H);
+  Rel edx, ew, eb;
+  for (std::size_t r = 0; r < rows; ++r) {
+    reference::layer_norm_backward_row(&dyv[r * H], &xv[r * H], stats[r], Cfg::kWeight ? wd.data() : nullptr,
+                                       static_cast<int>(H), ref.data(), rw.data(), rb.data());
+    for (std::size_t c = 0; c < H; ++c) edx.add(to_float(dx[r * H + c]), ref[c]);
+  }
+  for (std::size_t c = 0; c < H; ++c) {
+    ew.add(double(dw[c]) - dw0[c], Cfg::kWeight ? rw[c] : 0.0);
+    eb.add(double(db[c]) - db0[c], Cfg::kBias ? rb[c] : 0.0);
+  }
+  INFO("dx " << edx.rel() << ", dweight " << ew.rel() << ", dbias " << eb.rel());
+  CHECK(edx.rel() <= (std::is_same_v<T, float> ? 1e-6 : 1e-3));
+  if (Cfg::kWeight) CHECK(ew.rel() <= 1e-5);
+  if (!Cfg::kWeight) CHECK(ew.d2 == 0);  // untouched
+  if (Cfg::kBias) CHECK(eb.rel() <= 1e-5);
+  if (!Cfg::kBias) CHECK(eb.d2 == 0);
+}
+
+}  // namespace
+
+TEST_CASE("sim: layer_norm forward, groups of 1 to 128 threads", "[sim]") {
+  run_forward<LnCfg<float, 100, true, true, 7, 4, 8, 4, 1, 32, 256, 1>>();
+  run_forward<LnCfg<__half, 32, false, false, 37, 8, 1, 4, 1, 256, 256, 1>>();
+  run_forward<LnCfg<__half, 768, true, false, 5, 8, 32, 3, 1, 8, 256, 1>>();
+  run_forward<LnCfg<__half, 4096, true, true, 3, 8, 128, 4, 1, 2, 256, 1>>();
+  run_forward<LnCfg<__half, 33, false, true, 9, 1, 16, 3, 1, 16, 256, 1>>();  // odd H: 2-byte pieces
+}
+
+TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "[sim]") {
+  // float32 H = 65536: four slices of 16384; the emulator runs the path without clusters.
+  run_forward<LnCfg<float, 65536, true, true, 3, 4, 512, 8, 1, 1, 512, 1, 4>>();
+}
+
+TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]") {
+  // 65535 = 3·5·17·257 cannot be split: 1-element pieces, 128 a thread in 32 chunks of 4.
+  run_forward<LnCfg<float, 65535, false, true, 2, 1, 512, 4, 32, 1, 512, 1>>();
+}
+
+TEST_CASE("sim: layer_norm backward, column sums in shared memory", "[sim]") {
+  run_backward<LnCfg<float, 100, true, true, 45, 4, 16, 2, 1, 16, 256, 1>>();
+  run_backward<LnCfg<__half, 768, false, false, 9, 8, 64, 2, 1, 4, 256, 1>>();
+  run_backward<LnCfg<float, 5120, true, false, 3, 4, 1024, 2, 1, 1, 1024, 1>>();
+  // 1100 rows over 367 blocks of 3 rows each (one wave of 132 × 4 blocks assumed).
+  run_backward<LnCfg<__half, 4096, false, true, 1100, 8, 256, 2, 1, 1, 256, 3>>();
+}
+
+TEST_CASE("sim: layer_norm backward, a row split over the blocks of a cluster", "[sim]") {
+  // Four slices of 16384 columns; the emulator has no clusters, so each block also reads the
+  // other slices for the row sums (the sm_80 path); slices, column sums and grid are the same.
+  run_backward<LnCfg<__half, 65536, true, true, 3, 8, 1024, 2, 1, 1, 1024, 1, 4>>();
+}
+
+TEST_CASE("sim: layer_norm backward, a row walked in chunks adds every row", "[sim]") {
+  // 65535 = 3·5·17·257: no cluster split; 1-element pieces, 64 per thread in 32 chunks.
+  run_backward<LnCfg<float, 65535, true, true, 2, 1, 1024, 2, 32, 1, 1024, 1>>();
+}
