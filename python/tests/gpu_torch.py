@@ -154,6 +154,25 @@ def check_functions():
             expect(f"attention {g} {name}", rel(t.grad.transpose(1, 2), r.grad), TOL[dtype])
 
 
+class DLPackOnly:
+    """A tensor from "another library": only the DLPack protocol, no torch.Tensor type."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def __dlpack__(self, **kwargs):
+        return self._t.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+
+def check_dlpack():
+    q, k = (torch.randn(1, 64, 2, 16, device="cuda", dtype=torch.float16) for _ in range(2))
+    s = bt.band_qk(DLPackOnly(q), DLPackOnly(k), 3, 2)
+    expect("band_qk through DLPack equals the torch call", 0.0 if torch.equal(s, bt.band_qk(q, k, 3, 2)) else math.inf, 0.0)
+
+
 def event_median(fn, warmup=3, runs=10):
     for _ in range(warmup):
         fn()
@@ -270,6 +289,7 @@ def check_longformer():
 
 results["environment"] = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "bandjit": bandjit.version()}
 check_functions()
+check_dlpack()
 check_longformer()
 results["failures"] = failures
 if len(sys.argv) > 1:
