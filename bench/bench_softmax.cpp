@@ -18,6 +18,8 @@ using nlohmann::json;
 struct Sizes {
   std::string forward, backward;
   std::size_t elements = 0, mask_bytes = 0;
+  /// Share of x and mask the forward must read: a causal row skips the keys past its limit.
+  double read_fraction = 1;
 };
 
 std::vector<BenchRow> bench_rows(const Sizes& z, const std::vector<std::string>& ops, const json& params,
@@ -62,7 +64,8 @@ std::vector<BenchRow> bench_rows(const Sizes& z, const std::vector<std::string>&
   const auto wants = [&](const std::string& f) { return std::find(ops.begin(), ops.end(), f) != ops.end(); };
   if (wants(z.forward)) {
     const Sample s = time_rotating(run_fwd, sets, options.warmup, options.runs);
-    rows.push_back({z.forward, s.median_us, s.min_us, double(2 * bytes + z.mask_bytes), 0, sets});
+    rows.push_back({z.forward, s.median_us, s.min_us, double(bytes) * (1 + z.read_fraction) +
+                                                        double(z.mask_bytes) * z.read_fraction, 0, sets});
   }
   if (wants(z.backward)) {
     const Sample s = time_rotating(run_bwd, sets, options.warmup, options.runs);
@@ -82,6 +85,12 @@ std::vector<BenchRow> bench_scale_mask_softmax_set(const std::vector<std::string
   z.elements = b * c.at("heads").get<std::size_t>() * q * L;
   const std::string mask = c.at("mask").get<std::string>();
   if (mask != "none") z.mask_bytes = b * q * L * (mask == "boolean" ? 1 : element_size(dtype_of(c)));
+  if (c.at("causal").get<bool>()) {  // query i keeps keys j ≤ i + (L − queries)
+    double kept = 0;
+    for (std::size_t i = 0; i < q; ++i)
+      kept += double(std::min<std::int64_t>(L, std::max<std::int64_t>(0, std::int64_t(i + L) - std::int64_t(q) + 1)));
+    z.read_fraction = kept / (double(q) * double(L));
+  }
   return bench_rows(z, ops, c, options);
 }
 
