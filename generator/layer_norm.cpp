@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "bandjit/errors.hpp"
+
 namespace bandjit {
 namespace {
 
@@ -28,47 +30,78 @@ std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b
 // templates/layer_norm.cuh's Shape::kScratch: 2 floats a warp, rounded to 4, and 4 cluster slots.
 std::uint32_t scratch_bytes(int threads) { return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4); }
 
-// Threads (at most `most_threads` a row), rows per block and pieces per thread for rows of
-// `pieces` pieces.
-void spread(LayerNormTiling& t, std::int64_t pieces, int target, int most_threads) {
-  t.row_threads = std::min(most_threads, next_pow2(ceil_div64(pieces, target)));
+// Threads (at most `most_threads` a row, a power of two), rows per block and pieces per
+// thread for rows of `pieces` pieces: the fewest threads with at most `warp_pieces` each when
+// that is a warp or less, else at least a warp with at most `long_pieces` each.
+// `block_threads` (0: 256, or the row's threads if more) is the block size.
+void spread(LayerNormTiling& t, std::int64_t pieces, int warp_pieces, int long_pieces, int most_threads,
+            int block_threads) {
+  const std::int64_t warp_threads = ceil_div64(pieces, warp_pieces);
+  t.row_threads = warp_threads <= 32 ? next_pow2(warp_threads)
+                                     : std::max(32, next_pow2(ceil_div64(pieces, long_pieces)));
+  t.row_threads = std::min(most_threads, t.row_threads);
   t.pieces_per_thread = static_cast<int>(ceil_div64(pieces, t.row_threads));
-  t.threads = std::max(256, t.row_threads);
+  t.threads = block_threads ? block_threads : std::max(256, t.row_threads);
   t.rows_per_block = t.threads / t.row_threads;
 }
 
 }  // namespace
 
-LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias) {
+LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
+                                  const Tuning& tuning) {
   LayerNormTiling t;
   const int size = static_cast<int>(element_size(dtype));
   t.vec = 16 / size;
   while (hidden % t.vec != 0) t.vec /= 2;
   t.pieces = hidden / t.vec;
-  // Pieces a thread aims to hold, and the most elements it may hold (64 registers at 1024
-  // threads): the backward holds dy and x and keeps fewer.
+  // Pieces a thread aims to hold, and the most it may hold: 32 elements (64 registers at
+  // 1024 threads); the backward holds dy and x and keeps 16 of each. Tuning::row_registers
+  // replaces the latter by registers of raw row data (a piece narrower than 4 bytes still
+  // takes one), and then longer rows take the fewest threads (at least a warp) within it;
+  // Tuning::row_pieces replaces the target of rows a warp holds.
   const int target = backward ? 2 : 4, most_elements = backward ? 16 : 32;
+  const int piece_registers = std::max(1, t.vec * size / 4) * (backward ? 2 : 1);
+  const int most_pieces = tuning.row_registers ? std::max(1, tuning.row_registers / piece_registers)
+                                               : most_elements / t.vec;
+  const int warp_pieces = std::min(most_pieces, tuning.row_pieces ? tuning.row_pieces : target);
+  const int long_pieces = tuning.row_registers ? most_pieces : warp_pieces;
   // The forward's rows take at most 512 threads, so that two blocks share an SM and one's
   // reductions overlap the other's loads; the backward's column sums want whole rows a block.
-  const int most_threads = backward ? 1024 : 512;
+  // Tuning::row_block_threads sets the block size, and so the most threads a row (a cluster
+  // block) takes.
+  const int most_threads = tuning.row_block_threads ? tuning.row_block_threads : backward ? 1024 : 512;
   const int sums = backward ? int(weight) + int(bias) : 0;
   auto column_bytes = [&] {
     return static_cast<std::uint32_t>(t.rows_per_block) * (hidden / t.cluster_blocks) * sums * 4;
   };
-  auto fits = [&] { return t.pieces_per_thread * t.vec <= most_elements && column_bytes() <= kSharedBudget; };
-  spread(t, t.pieces, target, most_threads);
+  auto fits = [&] { return t.pieces_per_thread <= most_pieces && column_bytes() <= kSharedBudget; };
+  auto spread_over = [&](std::int64_t pieces) {
+    spread(t, pieces, warp_pieces, long_pieces, most_threads, tuning.row_block_threads);
+  };
+  spread_over(t.pieces);
   // A row too long for one block: split over a cluster (sm_90; elsewhere each block also
   // reads the other slices), else walk it in chunks.
   for (int cb = 2; !fits() && cb <= 8; cb *= 2) {
     if (hidden % (cb * t.vec) != 0) break;
     t.cluster_blocks = cb;
-    spread(t, t.pieces / cb, target, most_threads);
+    spread_over(t.pieces / cb);
+    if (t.rows_per_block > 1) {  // a cluster's blocks hold one row (Tuning::row_block_threads above the row's)
+      t.row_threads = t.threads;
+      t.rows_per_block = 1;
+      t.pieces_per_thread = static_cast<int>(ceil_div64(t.pieces / cb, t.row_threads));
+    }
   }
   if (!fits()) {
     t.cluster_blocks = 1;
-    spread(t, t.pieces, target, most_threads);
-    t.pieces_per_thread = target;
-    t.chunks = static_cast<int>(ceil_div64(t.pieces, std::int64_t(t.row_threads) * target));
+    spread_over(t.pieces);
+    t.pieces_per_thread = std::min(long_pieces, most_pieces);
+    t.chunks = static_cast<int>(ceil_div64(t.pieces, std::int64_t(t.row_threads) * t.pieces_per_thread));
+    if (t.chunks == 1) {
+      // Only the column sums did not fit (BANDJIT_ROW_* settings with many rows a block):
+      // two chunks, whose backward adds row by row instead of through shared memory.
+      t.pieces_per_thread = static_cast<int>(ceil_div64(ceil_div64(t.pieces, t.row_threads), 2));
+      t.chunks = 2;
+    }
   }
   t.shared_bytes = scratch_bytes(t.threads) + (t.chunks == 1 ? column_bytes() : 0);
   t.min_blocks = 1024 / t.threads;  // ≤ 64 registers a thread, 1024 threads an SM at least
@@ -80,8 +113,10 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   const std::int64_t groups = ceil_div64(rows, t.rows_per_block);
   // One wave of blocks; clusters: four waves of the clusters that fit (a GPC's SMs need
   // not divide by the cluster size), so that a short last wave costs little.
-  const std::int64_t slots = t.cluster_blocks == 1 ? std::int64_t(kAssumedSms) * resident
-                                                   : 4 * std::int64_t(kAssumedSms / t.cluster_blocks);
+  // Tuning::row_waves sets the waves in both cases.
+  const int waves = tuning.row_waves ? tuning.row_waves : t.cluster_blocks == 1 ? 1 : 4;
+  const std::int64_t slots = t.cluster_blocks == 1 ? std::int64_t(kAssumedSms) * resident * waves
+                                                   : waves * std::int64_t(kAssumedSms / t.cluster_blocks);
   t.row_iterations = static_cast<int>(ceil_div64(groups, slots));
   t.blocks = ceil_div64(groups, t.row_iterations) * t.cluster_blocks;
   return t;
@@ -179,14 +214,21 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
   return s;
 }
 
-LayerNormTiling tiling_of(const json& p, bool backward) {
-  return layer_norm_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), dtype_of(p), backward,
-                           p.at("weight").get<bool>(), p.at("bias").get<bool>());
+LayerNormTiling tiling_of(const json& p, bool backward, const Tuning& tuning) {
+  const auto t = layer_norm_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), dtype_of(p), backward,
+                                   p.at("weight").get<bool>(), p.at("bias").get<bool>(), tuning);
+  // The parameter check bounds rows for the default tiling; a tuned one may take more blocks.
+  if (t.blocks > 2147483647)
+    throw Error(ErrorKind::invalid_problem,
+                fmt::format("layer_norm: rows = {} with hidden = {} needs {} blocks under the BANDJIT_ROW_* "
+                            "settings; at most 2147483647",
+                            p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), t.blocks));
+  return t;
 }
 
-Source generate_layer_norm(const json& p, const Tuning&) {
+Source generate_layer_norm(const json& p, const Tuning& tuning) {
   const bool w = p.at("weight").get<bool>(), b = p.at("bias").get<bool>();
-  return make_source("layer_norm", p, tiling_of(p, false),
+  return make_source("layer_norm", p, tiling_of(p, false, tuning),
                      {{"x", "const Cfg::T", true},
                       {"weight", "const float", w},
                       {"bias", "const float", b},
@@ -198,9 +240,9 @@ Source generate_layer_norm(const json& p, const Tuning&) {
                                  w ? "weight" : "nullptr", b ? "bias" : "nullptr"));
 }
 
-Source generate_layer_norm_backward(const json& p, const Tuning&) {
+Source generate_layer_norm_backward(const json& p, const Tuning& tuning) {
   const bool w = p.at("weight").get<bool>(), b = p.at("bias").get<bool>();
-  return make_source("layer_norm_backward", p, tiling_of(p, true),
+  return make_source("layer_norm_backward", p, tiling_of(p, true, tuning),
                      {{"dy", "const Cfg::T", true},
                       {"x", "const Cfg::T", true},
                       {"mean", "const float", true},

@@ -8,6 +8,7 @@
 
 #include "bandjit/problem.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/source.hpp"
 
 namespace bandjit {
 
@@ -28,7 +29,15 @@ struct LayerNormTiling {
 };
 
 /// The tiling for one problem. `weight`/`bias` matter to the backward's shared column sums.
-LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias);
+/// `tuning` (Tuning::row_*; 0 = the defaults) overrides the thread layout: row_pieces the
+/// most pieces a thread holds when a warp holds whole rows (default 4, backward 2),
+/// row_registers the registers of raw row data a thread holds (backward: dy and x together;
+/// default 32 elements, backward 16 of each) — longer rows then take the fewest threads (at
+/// least a warp) within it —, row_block_threads the threads per block and so the most a row
+/// (a cluster's block) takes (default 256, or the row's 512 / 1024), row_waves the waves of
+/// resident blocks in the backward's grid (default 1; clusters 4).
+LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
+                                  const Tuning& tuning = {});
 
 /// Appends layer_norm and layer_norm_backward to the registry list.
 void append_layer_norm_families(std::vector<Family>& families);

@@ -23,11 +23,14 @@ struct LaunchShape {
 struct Tuning {
   int tile_rows = 0;       ///< rows per block of band_qk / band_pv: 32 or 64
   int tile_diagonals = 0;  ///< most diagonals per chunk of band_qk / band_pv (16 … 1024)
-  /// Row families (softmax sets): most pieces a thread holds when a warp holds whole rows
-  /// (1, 2, 4, 8), registers of row data per thread (16, 32, 64), threads per block (128 … 1024).
+  /// Row families (softmax and layer_norm sets): most pieces a thread holds when a warp holds
+  /// whole rows (1, 2, 4, 8), registers of row data per thread (16, 32, 64), threads per
+  /// block (128 … 1024).
   int row_pieces = 0;
   int row_registers = 0;
   int row_block_threads = 0;
+  /// layer_norm_backward: waves of resident blocks (clusters) in its grid (1, 2, 4, 8, 16).
+  int row_waves = 0;
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.

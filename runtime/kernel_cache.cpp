@@ -58,6 +58,7 @@ Tuning current_tuning() {
   t.row_pieces = config::row_tuning("BANDJIT_ROW_PIECES", {1, 2, 4, 8});
   t.row_registers = config::row_tuning("BANDJIT_ROW_REGISTERS", {16, 32, 64});
   t.row_block_threads = config::row_tuning("BANDJIT_ROW_BLOCK_THREADS", {128, 256, 512, 1024});
+  t.row_waves = config::row_tuning("BANDJIT_ROW_WAVES", {1, 2, 4, 8, 16});
   return t;
 }
 

@@ -2,6 +2,7 @@
 // function: every row and every piece covered once, register and shared-memory budgets) and
 // the generated source's arguments.
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,58 @@ TEST_CASE("generator: layer_norm parameters are validated with field and range",
   CHECK(error_of(R"({"rows": 8, "hidden": 8, "dtype": "float16"})").empty());
 }
 
+namespace {
+// Every BANDJIT_ROW_* value the environment parser allows (runtime/kernel_cache.cpp), and 0.
+std::vector<Tuning> all_tunings() {
+  std::vector<Tuning> out;
+  for (int pieces : {0, 1, 2, 4, 8})
+    for (int registers : {0, 16, 32, 64})
+      for (int block : {0, 128, 256, 512, 1024})
+        for (int waves : {0, 1, 2, 4, 8, 16}) {
+          Tuning t;
+          t.row_pieces = pieces, t.row_registers = registers, t.row_block_threads = block, t.row_waves = waves;
+          out.push_back(t);
+        }
+  return out;
+}
+
+void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool weight, bool bias, const Tuning& tuning) {
+  const auto t = layer_norm_tiling(rows, hidden, dt, backward, weight, bias, tuning);
+  INFO("hidden " << hidden << " dtype " << to_string(dt) << (backward ? " backward" : " forward") << " rows " << rows
+                 << " pieces " << tuning.row_pieces << " registers " << tuning.row_registers << " block "
+                 << tuning.row_block_threads << " waves " << tuning.row_waves);
+  const int size = static_cast<int>(element_size(dt));
+  CHECK(t.vec * t.pieces == hidden);
+  CHECK(t.vec * size <= 16);
+  CHECK((t.row_threads & (t.row_threads - 1)) == 0);
+  CHECK(t.row_threads <= (tuning.row_block_threads ? tuning.row_block_threads : backward ? 1024 : 512));
+  if (tuning.row_block_threads) CHECK(t.threads == tuning.row_block_threads);
+  CHECK(t.min_blocks * t.threads == std::max(1024, t.threads));  // ≤ 64 registers a thread
+  const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
+  CHECK(slice * t.cluster_blocks == t.pieces);
+  CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * t.chunks >= slice);
+  CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * (t.chunks - 1) < slice);  // no empty chunk
+  if (t.cluster_blocks > 1) CHECK((t.rows_per_block == 1 && t.chunks == 1 && t.blocks % t.cluster_blocks == 0));
+  CHECK(t.cluster_blocks <= 8);
+  if (tuning.row_registers) {  // registers of raw row data (backward: dy and x)
+    const int piece_registers = std::max(1, t.vec * size / 4) * (backward ? 2 : 1);
+    CHECK(t.pieces_per_thread * piece_registers <= std::max(tuning.row_registers, piece_registers));
+  } else {
+    CHECK(t.pieces_per_thread * t.vec <= (backward ? 16 : 32));  // elements a thread holds (64 registers)
+  }
+  CHECK(t.threads == t.row_threads * t.rows_per_block);
+  CHECK(t.threads % 32 == 0);
+  CHECK(t.threads <= 1024);
+  CHECK(t.shared_bytes <= 160 * 1024 + 1024);
+  const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations;
+  const std::int64_t row_blocks = t.blocks / t.cluster_blocks;
+  CHECK(row_blocks * rows_per_block >= rows);
+  CHECK((row_blocks - 1) * rows_per_block < rows);  // no block without rows
+  CHECK(t.blocks <= 2147483647);
+  if (t.vec * size < 16) CHECK(hidden % (2 * t.vec) != 0);  // widest that divides
+}
+}  // namespace
+
 TEST_CASE("tiling: layer_norm covers every piece and row once within its budgets", "[tiling][layer_norm]") {
   for (int hidden : kHidden)
     for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
@@ -59,28 +112,7 @@ TEST_CASE("tiling: layer_norm covers every piece and row once within its budgets
                       "rows = 2147483647"));
             continue;
           }
-          INFO("hidden " << hidden << " dtype " << to_string(dt) << (backward ? " backward" : " forward") << " rows "
-                         << rows);
-          CHECK(t.vec * t.pieces == hidden);
-          CHECK(t.vec * static_cast<int>(element_size(dt)) <= 16);
-          CHECK((t.row_threads & (t.row_threads - 1)) == 0);
-          CHECK(t.row_threads <= (backward ? 1024 : 512));
-          CHECK(t.min_blocks * t.threads == std::max(1024, t.threads));  // ≤ 64 registers a thread
-          const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
-          CHECK(slice * t.cluster_blocks == t.pieces);
-          CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * t.chunks >= slice);
-          CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * (t.chunks - 1) < slice);  // no empty chunk
-          if (t.cluster_blocks > 1) CHECK((t.rows_per_block == 1 && t.chunks == 1 && t.blocks % t.cluster_blocks == 0));
-          CHECK(t.pieces_per_thread * t.vec <= (backward ? 16 : 32));  // elements a thread holds (64 registers)
-          CHECK(t.threads == t.row_threads * t.rows_per_block);
-          CHECK(t.threads % 32 == 0);
-          CHECK(t.shared_bytes <= 160 * 1024 + 1024);
-          const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations;
-          const std::int64_t row_blocks = t.blocks / t.cluster_blocks;
-          CHECK(row_blocks * rows_per_block >= rows);
-          CHECK((row_blocks - 1) * rows_per_block < rows);  // no block without rows
-          CHECK(t.blocks <= 2147483647);
-          if (t.vec * static_cast<int>(element_size(dt)) < 16) CHECK(hidden % (2 * t.vec) != 0);  // widest that divides
+          check_tiling(rows, hidden, dt, backward, true, true, Tuning{});
         }
   // Rows that fit the registers stay there: one DRAM pass.
   CHECK(layer_norm_tiling(4096, 16384, DType::float32, true, true, true).chunks == 1);
@@ -96,6 +128,36 @@ TEST_CASE("tiling: layer_norm covers every piece and row once within its budgets
   CHECK(t.chunks == 1);
   CHECK(t.blocks == 4 * 128);
   CHECK(t.row_iterations == 8);
+}
+
+TEST_CASE("tiling: layer_norm is valid under every BANDJIT_ROW_* setting", "[tiling][layer_norm]") {
+  const auto tunings = all_tunings();
+  for (int hidden : kHidden)
+    for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+      for (bool backward : {false, true})
+        for (bool sums : {false, true})
+          for (std::int64_t rows : {std::int64_t(1), std::int64_t(1000), (std::int64_t(1) << 26) / hidden})
+            for (const Tuning& tuning : tunings) {
+              if (rows < 1) continue;
+              check_tiling(rows, hidden, dt, backward, sums, sums, tuning);
+            }
+  // The knobs change what they name: one multi-warp row per 256-thread block at H = 5120 float32.
+  Tuning block;
+  block.row_block_threads = 256;
+  const auto f = layer_norm_tiling(13107, 5120, DType::float32, false, true, true, block);
+  CHECK((f.threads == 256 && f.row_threads == 256 && f.rows_per_block == 1 && f.pieces_per_thread == 5));
+  // Short rows: at most one piece a thread.
+  Tuning one;
+  one.row_pieces = 1;
+  CHECK(layer_norm_tiling(2097152, 32, DType::float16, false, true, true, one).row_threads == 4);
+  CHECK(layer_norm_tiling(2097152, 32, DType::float16, false, true, true).row_threads == 1);
+  // Backward waves: more blocks, fewer row groups each.
+  Tuning waves;
+  waves.row_waves = 4;
+  const auto b1 = layer_norm_tiling(13107, 5120, DType::float32, true, true, true);
+  const auto b4 = layer_norm_tiling(13107, 5120, DType::float32, true, true, true, waves);
+  CHECK(b4.row_iterations < b1.row_iterations);
+  CHECK(b4.blocks > b1.blocks);
 }
 
 TEST_CASE("generator: layer_norm sources take the arguments their parameters ask for", "[generator][layer_norm]") {
