@@ -62,7 +62,17 @@ const std::vector<Family>& all_families() {
   return families;
 }
 
-nlohmann::json Family::canonical(const nlohmann::json& params, const std::string& where) const {
+nlohmann::json Family::canonical(const nlohmann::json& params_in, const std::string& where) const {
+  // A shape-file entry's "parameter_set" may come along; it must name this family's set.
+  nlohmann::json params = params_in;
+  if (params.is_object() && params.contains("parameter_set")) {
+    if (params["parameter_set"] != parameter_set)
+      throw Error(ErrorKind::invalid_problem,
+                  fmt::format("{}{} takes the \"{}\" parameters, not parameter_set = {}", where.empty() ? "" : where + ": ",
+                              name, parameter_set, params["parameter_set"].dump()),
+                  {{"field", "parameter_set"}, {"value", params["parameter_set"].dump()}, {"allowed", parameter_set}});
+    params.erase("parameter_set");
+  }
   if (is_band()) {
     // "ops" belongs to shape-file entries (which remove it), not to a problem.
     if (params.is_object() && params.contains("ops"))
@@ -85,7 +95,7 @@ Source Family::generate(const Problem& problem, const Tuning& tuning) const {
 }
 
 Source Family::generate(const nlohmann::json& params, const Tuning& tuning) const {
-  if (is_band()) return band_generator(problem_from_json(params, ""), tuning);
+  if (is_band()) return band_generator(problem_from_json(canonical(params), ""), tuning);
   return params_generator(canonical(params), tuning);
 }
 

@@ -214,9 +214,26 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
   return s;
 }
 
+// The forward's layout without knobs, from the H200 sweep (bench/results/2026-11-30-issue-7/
+// sweep-layer-norm): float32 rows in 256-thread blocks (H = 5120: 81 → 95 %), and rows of
+// ≤ 8 pieces spread so a thread holds ≤ 32 bytes (H = 32 float16: 70 → 88 %). The sweep's
+// gains for long 16-bit rows (64 elements a thread) spill on sm_80, and the backward found
+// no one better layout: both keep their own.
+Tuning forward_defaults(const json& p, const Tuning& tuning) {
+  if (tuning.row_pieces || tuning.row_registers || tuning.row_block_threads) return tuning;
+  Tuning t = tuning;
+  const int size = static_cast<int>(element_size(dtype_of(p))), hidden = p.at("hidden").get<int>();
+  if (size == 4) t.row_block_threads = 256;
+  int vec = 16 / size;
+  while (hidden % vec != 0) vec /= 2;
+  if (hidden / vec <= 8) t.row_pieces = std::max(1, 32 / (vec * size));
+  return t;
+}
+
 LayerNormTiling tiling_of(const json& p, bool backward, const Tuning& tuning) {
   const auto t = layer_norm_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), dtype_of(p), backward,
-                                   p.at("weight").get<bool>(), p.at("bias").get<bool>(), tuning);
+                                   p.at("weight").get<bool>(), p.at("bias").get<bool>(),
+                                   backward ? tuning : forward_defaults(p, tuning));
   // The parameter check bounds rows for the default tiling; a tuned one may take more blocks.
   if (t.blocks > 2147483647)
     throw Error(ErrorKind::invalid_problem,

@@ -6,13 +6,14 @@
 #include <fmt/ranges.h>
 
 #include "bandjit/errors.hpp"
+#include "generator/family_registry.hpp"
 #include "tools/cli_common.hpp"
 
 namespace bandjit::cli {
 
 void add_emit(CLI::App& app, int& exit_code) {
   struct Args {
-    std::string family = "band_qk";
+    std::string family;
     std::string problem;
     std::string shapes;
     std::size_t index = 0;
@@ -20,26 +21,40 @@ void add_emit(CLI::App& app, int& exit_code) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("emit", "Print the generated CUDA source of one kernel");
-  cmd->add_option("--family", args->family, "Kernel family (see `bandjit families`)");
+  cmd->add_option("--family", args->family,
+                  "Kernel family (see `bandjit families`); default: the first of the problem's parameter set (band_qk)");
   auto* problem = cmd->add_option("--problem", args->problem, "Problem as JSON: SPEC §2 fields, or the family's parameters (`bandjit families`)");
   auto* shapes = cmd->add_option("--shapes", args->shapes, "Shape file to take the problem from")->check(CLI::ExistingFile);
   cmd->add_option("--index", args->index, "Problem index in the shape file")->needs(shapes);
   problem->excludes(shapes);
   cmd->add_flag("--standalone", args->standalone, "Inline the templates: one file that nvcc compiles on its own");
   cmd->callback([args, &exit_code] {
-    std::string params;
+    std::string params, set = kBandSet;
     if (!args->problem.empty()) {
       params = args->problem;
+      try {
+        const auto doc = nlohmann::json::parse(params);
+        if (doc.is_object() && doc.contains("parameter_set") && doc["parameter_set"].is_string())
+          set = doc["parameter_set"].get<std::string>();
+      } catch (const nlohmann::json::exception&) {  // emit_source names the JSON error
+      }
     } else if (!args->shapes.empty()) {
       const auto file = load_shape_file(args->shapes);
       if (args->index >= file.entries.size())
         throw Error(ErrorKind::usage, fmt::format("--index {} is out of range; {} holds problems 0 … {}", args->index,
                                                   args->shapes, file.entries.size() - 1));
       params = file.entries[args->index].parameters;
+      set = file.entries[args->index].parameter_set;
     } else {
       throw Error(ErrorKind::usage, "emit needs --problem JSON or --shapes FILE");
     }
-    std::cout << emit_source(args->family, params, args->standalone);
+    std::string family = args->family;
+    if (family.empty()) {
+      const auto in_set = families_of_set(set);
+      if (in_set.empty()) throw Error(ErrorKind::invalid_problem, fmt::format("parameter_set \"{}\" has no families", set));
+      family = in_set.front();
+    }
+    std::cout << emit_source(family, params, args->standalone);
     exit_code = kOk;
   });
 }

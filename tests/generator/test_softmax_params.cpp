@@ -105,7 +105,7 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   json big = megatron();
   big["row_length"] = 65536;
   big["queries"] = 4;
-  CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(4, 1, 1)"));
+  CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));  // 8 × 256 threads
 
   const auto key = [](const char* family, const json& p) { return find_family(family).generate(p).key_fields; };
   json other_mask = megatron(), causal = megatron(), scaled = megatron(), reshaped = megatron();
