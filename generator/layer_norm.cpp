@@ -215,7 +215,8 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
 }
 
 // The forward's layout without knobs, from the H200 sweep (bench/results/2026-11-30-issue-7/
-// sweep-layer-norm): float32 rows in 256-thread blocks (H = 5120: 81 → 95 %), and rows of
+// sweep-layer-norm): float32 rows up to H = 8192 in 256-thread blocks (H = 5120: 81 → 95 %;
+// at H = 16384 it fell from 94 to 80 %, bench/results/2026-11-30-issue-7/final), and rows of
 // ≤ 8 pieces spread so a thread holds ≤ 32 bytes (H = 32 float16: 70 → 88 %). The sweep's
 // gains for long 16-bit rows (64 elements a thread) spill on sm_80, and the backward found
 // no one better layout: both keep their own.
@@ -223,7 +224,7 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
   if (tuning.row_pieces || tuning.row_registers || tuning.row_block_threads) return tuning;
   Tuning t = tuning;
   const int size = static_cast<int>(element_size(dtype_of(p))), hidden = p.at("hidden").get<int>();
-  if (size == 4) t.row_block_threads = 256;
+  if (size == 4 && hidden <= 8192) t.row_block_threads = 256;
   int vec = 16 / size;
   while (hidden % vec != 0) vec /= 2;
   if (hidden / vec <= 8) t.row_pieces = std::max(1, 32 / (vec * size));

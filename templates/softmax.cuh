@@ -136,14 +136,6 @@ struct RowLane {
 
 // Loads this lane's pieces of row `row` as v = (scale · x + mask) · log2(e), −inf at removed
 // keys and past the row; returns the lane's (max, Σ 2^(v − max)) and leaves v = 2^(v − max).
-// A finite score (or score + mask) stays finite in log2 units, clamped at −FLT_MAX: only
-// −inf removes a key, as in torch — HF fills masks with finfo(float32).min, which
-// times log2 e would otherwise overflow to −inf and turn a fully masked row into zeros.
-__device__ __forceinline__ float log2_units(float scaled, float x, float add = 0.f) {
-  constexpr float kMax = 3.402823466e38f;
-  return fabsf(x) <= kMax && fabsf(add) <= kMax ? fmaxf(scaled, -kMax) : scaled;
-}
-
 template <class Cfg>
 __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const void* mask, i64 row, int lane,
                                                  bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
@@ -170,18 +162,15 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
           needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0) : MaskRaw{};
       const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
 #pragma unroll
-      for (int c = 0; c < V; ++c)
-        v[e][c] = removed[c] ? neg_inf() : log2_units(to_float(in[c]) * Cfg::kScaleLog2e, to_float(in[c]));
+      for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScaleLog2e;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
       const Raw araw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
       const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
-      for (int c = 0; c < V; ++c)
-        v[e][c] = log2_units(fmaf(to_float(in[c]), Cfg::kScaleLog2e, to_float(add[c]) * kLog2e), to_float(in[c]),
-                             to_float(add[c]));
+      for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScaleLog2e, to_float(add[c]) * kLog2e);
     } else {
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[e][c] = log2_units(to_float(in[c]) * Cfg::kScaleLog2e, to_float(in[c]));
+      for (int c = 0; c < V; ++c) v[e][c] = to_float(in[c]) * Cfg::kScaleLog2e;
     }
 #pragma unroll
     for (int c = 0; c < V; ++c) {
