@@ -114,6 +114,20 @@ FamilyInfo Family::info() const {
   return info;
 }
 
+nlohmann::json families_json() {
+  nlohmann::json doc = nlohmann::json::array();
+  for (const auto& f : family_infos()) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : f.parameters)
+      params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed},
+                        {"default", p.default_value.empty() ? nlohmann::json() : nlohmann::json::parse(p.default_value)},
+                        {"doc", p.doc}});
+    doc.push_back({{"name", f.name}, {"parameter_set", f.parameter_set}, {"summary", f.summary},
+                   {"reference", f.reference}, {"arguments", f.arguments}, {"parameters", params}});
+  }
+  return doc;
+}
+
 std::vector<FamilyInfo> family_infos() {
   std::vector<FamilyInfo> infos;
   for (const auto& f : all_families()) infos.push_back(f.info());

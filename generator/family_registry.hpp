@@ -49,6 +49,10 @@ struct Family {
 
 const std::vector<Family>& all_families();
 
+/// Every family as `bandjit families --json` and bandjit_families_json give it: name,
+/// parameter_set, summary, reference, arguments, parameters (default null when required).
+nlohmann::json families_json();
+
 /// Throws Error(invalid_problem) naming the unknown family and listing the known ones.
 const Family& find_family(std::string_view name);
 

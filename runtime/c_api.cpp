@@ -93,19 +93,7 @@ bandjit_status bandjit_validate_parameters(const char* family, const char* param
 }
 
 bandjit_status bandjit_families_json(char* buffer, size_t capacity, size_t* needed) {
-  return guarded([&] {
-    nlohmann::json doc = nlohmann::json::array();
-    for (const auto& f : bandjit::family_infos()) {
-      nlohmann::json params = nlohmann::json::array();
-      for (const auto& p : f.parameters)
-        params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed},
-                          {"default", p.default_value.empty() ? nlohmann::json() : nlohmann::json::parse(p.default_value)},
-                          {"doc", p.doc}});
-      doc.push_back({{"name", f.name}, {"parameter_set", f.parameter_set}, {"summary", f.summary},
-                     {"reference", f.reference}, {"arguments", f.arguments}, {"parameters", params}});
-    }
-    copy_out(doc.dump(), buffer, capacity, needed);
-  });
+  return guarded([&] { copy_out(bandjit::families_json().dump(), buffer, capacity, needed); });
 }
 
 bandjit_status bandjit_pregenerate(const char* family, const char* problem_json, const char* arch,

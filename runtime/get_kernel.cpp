@@ -141,6 +141,10 @@ void Kernel::launch(Stream stream, std::initializer_list<DevicePtr> args) const 
 
 void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args) const {
   if (band_) return launch(stream, args, problem_.batch);
+  launch_checked(stream, args, 0);
+}
+
+void Kernel::launch_checked(Stream stream, const std::vector<DevicePtr>& args, std::uint32_t grid_z) const {
   check_arguments(args);
   std::vector<CUdeviceptr> values(args.size());
   std::vector<void*> params(args.size());
@@ -148,7 +152,7 @@ void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args) const {
     values[a] = static_cast<CUdeviceptr>(args[a].address);
     params[a] = &values[a];
   }
-  module_->launch(reinterpret_cast<CUstream>(stream), params.data());
+  module_->launch(reinterpret_cast<CUstream>(stream), params.data(), grid_z);
 }
 
 void Kernel::check_arguments(const std::vector<DevicePtr>& args) const {
@@ -187,14 +191,7 @@ void Kernel::launch(Stream stream, const std::vector<DevicePtr>& args, std::int6
     throw Error(ErrorKind::usage, fmt::format("{}: batch {} is out of range: 1 … {} (Limits::max_batch and "
                                               "batch × heads × seq_len ≤ Limits::max_rows)",
                                               info_.family, batch, max_batch));
-  check_arguments(args);
-  std::vector<CUdeviceptr> values(args.size());
-  std::vector<void*> params(args.size());
-  for (std::size_t a = 0; a < args.size(); ++a) {
-    values[a] = static_cast<CUdeviceptr>(args[a].address);
-    params[a] = &values[a];
-  }
-  module_->launch(reinterpret_cast<CUstream>(stream), params.data(), static_cast<std::uint32_t>(batch));
+  launch_checked(stream, args, static_cast<std::uint32_t>(batch));
 }
 
 }  // namespace bandjit

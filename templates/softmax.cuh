@@ -7,7 +7,8 @@
 //
 // kRowThreads threads hold a row in registers (piece p of kVec elements belongs to thread
 // p mod kRowThreads), so x is read once and y written once. Each thread keeps its values
-// in the log2 domain with its own maximum m and sum s of 2^(v − m); the row's (M, S) is one
+// v = scale·x + mask with its own maximum m and sum s of e^(v − m) (ex2 of (v − m)·log2 e);
+// the row's (M, S) is one
 // reduction of those pairs (shuffles, then shared memory across warps, then — for rows
 // longer than a block holds — distributed shared memory across a cluster of kCluster
 // blocks on sm_90; elsewhere one block of the cluster walks the row twice).
@@ -46,7 +47,12 @@ __device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: relative
 #endif
 }
 
-// Running maximum m and sum s of 2^(v − m) over some of a row's values (m = −inf, s = 0: none).
+// log2 e: values stay in natural units (scale·x + mask) up to the subtraction of the
+// maximum, so that finite scores and masks (HF's finfo(float32).min) stay finite, as in
+// torch; only the difference is multiplied by it, which no finite row can overflow wrongly.
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Running maximum m and sum s of e^(v − m) over some of a row's values (m = −inf, s = 0: none).
 struct RowStats {
   float m, s;
 };
@@ -54,8 +60,8 @@ __device__ __forceinline__ RowStats combine(RowStats a, RowStats b) {
   const float m = fmaxf(a.m, b.m);
   if (m == neg_inf()) return {m, 0.f};
   // A side without values has m = −inf, s = 0 and contributes 0 (never 0 · 2^(−inf + inf)).
-  const float sa = a.m == neg_inf() ? 0.f : a.s * exp2_approx(a.m - m);
-  const float sb = b.m == neg_inf() ? 0.f : b.s * exp2_approx(b.m - m);
+  const float sa = a.m == neg_inf() ? 0.f : a.s * exp2_approx((a.m - m) * kLog2e);
+  const float sb = b.m == neg_inf() ? 0.f : b.s * exp2_approx((b.m - m) * kLog2e);
   return {m, sa + sb};
 }
 struct SumOp {
@@ -135,14 +141,14 @@ struct RowLane {
 };
 
 // Loads this lane's pieces of row `row` as v = (scale · x + mask) · log2(e), −inf at removed
-// keys and past the row; returns the lane's (max, Σ 2^(v − max)) and leaves v = 2^(v − max).
+// keys and past the row; returns the lane's (max, Σ e^(v − max)) and leaves v = e^(v − max),
+// for v = scale·x + mask.
 template <class Cfg>
 __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const void* mask, i64 row, int lane,
                                                  bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
   using T = typename Cfg::T;
   constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
   typedef typename RawPiece<sizeof(T) * V>::type Raw;
-  constexpr float kLog2e = 1.4426950408889634f;
   const int q = int(row % Q);
   const i64 mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
   const int last_key = q + (L - Q);                              // causal: keys after it are removed
@@ -162,15 +168,15 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
           needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0) : MaskRaw{};
       const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScaleLog2e;
+      for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
       const Raw araw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
       const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScaleLog2e, to_float(add[c]) * kLog2e);
+      for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
     } else {
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[e][c] = to_float(in[c]) * Cfg::kScaleLog2e;
+      for (int c = 0; c < V; ++c) v[e][c] = to_float(in[c]) * Cfg::kScale;
     }
 #pragma unroll
     for (int c = 0; c < V; ++c) {
@@ -185,7 +191,7 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
   for (int e = 0; e < NV; ++e)
 #pragma unroll
     for (int c = 0; c < V; ++c) {
-      v[e][c] = exp2_approx(v[e][c] - shift);
+      v[e][c] = exp2_approx((v[e][c] - shift) * kLog2e);
       s += v[e][c];
     }
   return {m, s};
@@ -209,10 +215,10 @@ __device__ __forceinline__ void store_row(typename Cfg::T* y, i64 row, int lane,
   }
 }
 
-// What this lane multiplies its 2^(v − m) by: 2^(m − M) / S, 0 when the lane (or the whole
+// What this lane multiplies its e^(v − m) by: e^(m − M) / S, 0 when the lane (or the whole
 // row) has no key left.
 __device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
-  return lane.m == neg_inf() ? 0.f : exp2_approx(lane.m - row.m) / row.s;
+  return lane.m == neg_inf() ? 0.f : exp2_approx((lane.m - row.m) * kLog2e) / row.s;
 }
 
 template <class Cfg>

@@ -67,16 +67,7 @@ void add_families(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", *json_out, "Also write them as JSON to this file (- = stdout)");
   cmd->callback([json_out, names_only, &exit_code] {
     const auto infos = family_infos();
-    nlohmann::json doc = nlohmann::json::array();
-    for (const auto& f : infos) {
-      nlohmann::json params = nlohmann::json::array();
-      for (const auto& p : f.parameters)
-        params.push_back({{"name", p.name}, {"type", p.type}, {"allowed", p.allowed},
-                          {"default", p.default_value.empty() ? nlohmann::json() : nlohmann::json::parse(p.default_value)},
-                          {"doc", p.doc}});
-      doc.push_back({{"name", f.name}, {"parameter_set", f.parameter_set}, {"summary", f.summary},
-                     {"reference", f.reference}, {"arguments", f.arguments}, {"parameters", params}});
-    }
+    const nlohmann::json doc = families_json();
     if (*json_out == "-") {
       write_json("-", doc);
     } else if (*names_only) {

@@ -87,6 +87,8 @@ class Kernel {
 
  private:
   void check_arguments(const std::vector<DevicePtr>& args) const;
+  /// check_arguments, then cuLaunchKernel; grid_z > 0 replaces the grid's z (the batch).
+  void launch_checked(Stream stream, const std::vector<DevicePtr>& args, std::uint32_t grid_z) const;
 
   std::shared_ptr<const LoadedModule> module_;
   KernelInfo info_;

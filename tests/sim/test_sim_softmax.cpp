@@ -72,6 +72,9 @@ void run_case(bool in_place) {
   for (std::size_t k = 0; k < removed.size(); ++k) {
     removed[k] = u(rng) < -0.4 || k / L == 1;
     additive[k] = removed[k] ? -INFINITY : 2 * u(rng);
+    // Mask row 2 holds HF's fill, finfo(float32).min, on every key: finite, so the row is a
+    // plain softmax of x (float16 stores it as −inf: a fully masked row).
+    if (k / L == 2) additive[k] = -3.4028234663852886e38;
   }
   std::vector<T> buf_x(n + 16), buf_y(n + 16), buf_m(n + 16), buf_dy(n + 16), buf_dx(n + 16);
   T *x = aligned(buf_x), *y = in_place ? x : aligned(buf_y), *add = aligned(buf_m);
