@@ -33,4 +33,11 @@ __device__ __forceinline__ float cluster_load(const float* local, int rank) {
 constexpr bool kClusters = false;
 #endif
 
+// This block's place among the `blocks` blocks that share one row (0 when a block holds
+// whole rows): the grid puts a row's blocks next to each other.
+template <int blocks>
+__device__ __forceinline__ int row_block_rank() {
+  return blocks > 1 ? int(blockIdx.x % blocks) : 0;
+}
+
 }  // namespace bandjit

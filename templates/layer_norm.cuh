@@ -189,7 +189,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   using Raw = typename S::Raw;
   constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, P = S::P, R = S::R, NV = S::NV, CH = S::CH;
   const int lr = threadIdx.x % R;
-  const int rank = CB > 1 ? int(blockIdx.x % CB) : 0;
+  const int rank = row_block_rank<CB>();
   const i64 row = i64(blockIdx.x / CB) * S::RPB + threadIdx.x / R;
   const bool active = row < Cfg::kRows;
   const i64 at0 = row * H + rank * HS;  // the block's slice of the row
@@ -313,7 +313,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
   constexpr int RPB = S::RPB, Q = ln::kQuad<V>, SUMS = int(Cfg::kWeight) + int(Cfg::kBias);
   constexpr bool kSharedAcc = CH == 1 && SUMS > 0;
   const int lr = threadIdx.x % R, group = threadIdx.x / R;
-  const int rank = CB > 1 ? int(blockIdx.x % CB) : 0;
+  const int rank = row_block_rank<CB>();
   const int col0 = rank * HS;  // the block's first column
   const i64 block_group = blockIdx.x / CB;
   // Column sums of this group: [dweight | dbias] slices of HS floats each, as configured.

@@ -229,12 +229,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   __shared__ RowStats scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
   float v[NV][V];
   if constexpr (CL == 1 || kClusters) {
-#if defined(BANDJIT_CLUSTERS)
-    const int rank = CL == 1 ? 0 : int(blockIdx.x % CL);
-#else
-    const int rank = 0;
-#endif
-    const RowLane<Cfg> at(rank);
+    const RowLane<Cfg> at(row_block_rank<CL>());
     const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
     RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
 #if defined(BANDJIT_CLUSTERS)

@@ -108,12 +108,7 @@ __device__ __forceinline__ void softmax_backward(const typename Cfg::T* y, const
   __shared__ float scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
   GradPieces<Cfg> g;
   if constexpr (CL == 1 || kClusters) {
-#if defined(BANDJIT_CLUSTERS)
-    const int rank = CL == 1 ? 0 : int(blockIdx.x % CL);
-#else
-    const int rank = 0;
-#endif
-    const RowLane<Cfg> at(rank);
+    const RowLane<Cfg> at(row_block_rank<CL>());
     float dot = load_row_grad<Cfg>(y, dy, at.row, at.lane, at.active, g);
     dot = block_row_reduce<RB>(dot, SumOp{}, scratch);
 #if defined(BANDJIT_CLUSTERS)
