@@ -7,6 +7,7 @@
 namespace bandjit {
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  ensure_context();  // a check may allocate before any kernel has been loaded (layer_norm's does)
   check_cuda(driver().cuMemAlloc(&ptr_, std::max<std::size_t>(bytes, 16)), "cuMemAlloc");
 }
 
