@@ -103,21 +103,32 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
       t.chunks = 2;
     }
   }
-  t.shared_bytes = scratch_bytes(t.threads) + (t.chunks == 1 ? column_bytes() : 0);
-  t.min_blocks = 1024 / t.threads;  // ≤ 64 registers a thread, 1024 threads an SM at least
-  if (!backward) {
-    t.blocks = ceil_div64(rows, t.rows_per_block) * t.cluster_blocks;
+  const bool one_chunk = t.chunks == 1;
+  auto on = [](int knob, bool otherwise) { return knob ? knob == 2 : otherwise; };
+  t.prefetch = one_chunk && on(tuning.row_prefetch, false);
+  // Column sums in registers by default where they take ≤ 16 floats a thread: float32 rows,
+  // and 16-bit rows of ≤ 8 pieces (longer 16-bit rows then spill on sm_80 and sm_90).
+  const bool small_sums = t.pieces_per_thread * t.vec * sums <= 16 && (size == 4 || t.pieces <= 8);
+  t.register_sums = backward && one_chunk && sums > 0 && on(tuning.row_register_sums, small_sums);
+  t.shared_bytes = scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
+  // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
+  // ≤ 85 registers (768 threads) where the block size allows it.
+  t.min_blocks = std::max(1, (t.prefetch ? 768 : 1024) / t.threads);
+  const std::int64_t groups = ceil_div64(rows, t.rows_per_block);
+  if (!backward && !t.prefetch) {
+    t.blocks = groups * t.cluster_blocks;
     return t;
   }
-  const int resident = std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)));
-  const std::int64_t groups = ceil_div64(rows, t.rows_per_block);
-  // One wave of blocks; clusters: four waves of the clusters that fit (a GPC's SMs need
-  // not divide by the cluster size), so that a short last wave costs little.
-  // Tuning::row_waves sets the waves in both cases.
-  const int waves = tuning.row_waves ? tuning.row_waves : t.cluster_blocks == 1 ? 1 : 4;
-  const std::int64_t slots = t.cluster_blocks == 1 ? std::int64_t(kAssumedSms) * resident * waves
-                                                   : waves * std::int64_t(kAssumedSms / t.cluster_blocks);
-  t.row_iterations = static_cast<int>(ceil_div64(groups, slots));
+  // The backward (and a prefetching forward) take row groups in turn: one wave of blocks;
+  // clusters: four waves of the clusters that fit (a GPC's SMs need not divide by the cluster
+  // size), so that a short last wave costs little; the forward two waves of the blocks that
+  // 2048 threads an SM allow. Tuning::row_waves sets the waves in every case.
+  const int resident = backward ? std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)))
+                                : std::max(1, std::min<int>(2048 / t.threads, (227 * 1024) / (t.shared_bytes + 1024)));
+  const int waves = tuning.row_waves ? tuning.row_waves : !backward ? 2 : t.cluster_blocks == 1 ? 1 : 4;
+  const std::int64_t per_wave = backward && t.cluster_blocks > 1 ? kAssumedSms / t.cluster_blocks
+                                                                  : std::int64_t(kAssumedSms) * resident / t.cluster_blocks;
+  t.row_iterations = static_cast<int>(ceil_div64(groups, std::max<std::int64_t>(1, per_wave) * waves));
   t.blocks = ceil_div64(groups, t.row_iterations) * t.cluster_blocks;
   return t;
 }
@@ -161,13 +172,15 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       "  static constexpr int kVec = {vec}, kRowThreads = {r}, kPiecesPerThread = {nv}, kChunks = {ch};\n"
       "  static constexpr int kRowsPerBlock = {rpb}, kThreads = {threads}, kRowIterations = {iter};\n"
       "  static constexpr int kClusterBlocks = {cb};\n"
+      "  static constexpr bool kPrefetch = {pf}, kRegisterSums = {rs};\n"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
       fmt::arg("hidden", p.at("hidden").get<int>()), fmt::arg("weight", p.at("weight").get<bool>()),
       fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("eps", float_literal(p.at("epsilon").get<double>())),
       fmt::arg("vec", t.vec), fmt::arg("r", t.row_threads), fmt::arg("nv", t.pieces_per_thread),
       fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
-      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks));
+      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks),
+      fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums));
 }
 
 // Fills what both families share; `params` lists the kernel's parameters in order as
@@ -214,27 +227,60 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
   return s;
 }
 
-// The forward's layout without knobs, from the H200 sweep (bench/results/2026-11-30-issue-7/
-// sweep-layer-norm): float32 rows up to H = 8192 in 256-thread blocks (H = 5120: 81 → 95 %;
-// at H = 16384 it fell from 94 to 80 %, bench/results/2026-11-30-issue-7/final), and rows of
-// ≤ 8 pieces spread so a thread holds ≤ 32 bytes (H = 32 float16: 70 → 88 %). The sweep's
-// gains for long 16-bit rows (64 elements a thread) spill on sm_80, and the backward found
-// no one better layout: both keep their own.
-Tuning forward_defaults(const json& p, const Tuning& tuning) {
-  if (tuning.row_pieces || tuning.row_registers || tuning.row_block_threads) return tuning;
-  Tuning t = tuning;
+bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+int pieces_of(const json& p) {
   const int size = static_cast<int>(element_size(dtype_of(p))), hidden = p.at("hidden").get<int>();
-  if (size == 4 && hidden <= 8192) t.row_block_threads = 256;
   int vec = 16 / size;
   while (hidden % vec != 0) vec /= 2;
-  if (hidden / vec <= 8) t.row_pieces = std::max(1, 32 / (vec * size));
+  return hidden / vec;
+}
+
+bool any_row_knob(const Tuning& t) {
+  return t.row_pieces || t.row_registers || t.row_block_threads || t.row_prefetch || t.row_register_sums;
+}
+
+// The forward's layout without knobs, from the H200 sweeps (bench/results/2026-11-30-issue-7/
+// final/sweep-layer-norm, 2026-12-01-issue-7/sweep): float32 rows up to H = 8192 in 256-thread
+// blocks (H = 5120: 81 → 95 %; at H = 16384 it fell from 94 to 80 %), rows of ≤ 8 pieces
+// spread so a thread holds ≤ 32 bytes (H = 32 float16: 70 → 88 %), and 16-bit rows of 640
+// pieces or more (H ≥ 5120) with 32 registers of row data in 256-thread blocks (H = 5120:
+// 78 → 86 %, 16384: 75 → 81 %, 65536: 49 → 65 %). Prefetching measured no gain.
+Tuning forward_defaults(const json& p, const Tuning& tuning) {
+  if (any_row_knob(tuning)) return tuning;
+  Tuning t = tuning;
+  const int size = static_cast<int>(element_size(dtype_of(p))), hidden = p.at("hidden").get<int>();
+  const int pieces = pieces_of(p), vec = hidden / pieces;
+  if (size == 4 && hidden <= 8192) t.row_block_threads = 256;
+  if (pieces <= 8) t.row_pieces = std::max(1, 32 / (vec * size));
+  if (size == 2 && pieces >= 640) t.row_registers = 32, t.row_block_threads = 256;
+  return t;
+}
+
+// The backward's, from the same sweeps. Loading the next row before this one's reduction
+// pays where the power-of-two thread groups cover the row unevenly (pieces not a power of
+// two) and for the shortest rows; elsewhere it cost up to 20 points (its registers spill).
+// 16-bit: rows of ≤ 4 pieces one piece a thread (H = 32: 52 → 86 %), 9–32 pieces eight
+// (H = 100: 72 → 78 %), longer uneven rows 32 registers in 256-thread blocks (H = 768:
+// 74 → 89 %, 5120: 61 → 78 %); float32 uneven rows of > 256 pieces in 512-thread blocks
+// (H = 5120: 43 → 93 %).
+Tuning backward_defaults(const json& p, const Tuning& tuning) {
+  if (any_row_knob(tuning)) return tuning;
+  Tuning t = tuning;
+  const int size = static_cast<int>(element_size(dtype_of(p))), pieces = pieces_of(p);
+  const bool uneven = !power_of_two(pieces);
+  t.row_prefetch = pieces <= 8 || uneven ? 2 : 1;
+  if (size == 2 && pieces <= 4) t.row_pieces = 1;
+  if (size == 2 && pieces > 8 && pieces <= 32) t.row_pieces = 8;
+  if (size == 2 && pieces > 32 && uneven) t.row_registers = 32, t.row_block_threads = 256;
+  if (size == 4 && pieces > 256 && uneven) t.row_block_threads = 512;
   return t;
 }
 
 LayerNormTiling tiling_of(const json& p, bool backward, const Tuning& tuning) {
   const auto t = layer_norm_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), dtype_of(p), backward,
                                    p.at("weight").get<bool>(), p.at("bias").get<bool>(),
-                                   backward ? tuning : forward_defaults(p, tuning));
+                                   backward ? backward_defaults(p, tuning) : forward_defaults(p, tuning));
   // The parameter check bounds rows for the default tiling; a tuned one may take more blocks.
   if (t.blocks > 2147483647)
     throw Error(ErrorKind::invalid_problem,

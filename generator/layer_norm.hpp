@@ -24,6 +24,8 @@ struct LayerNormTiling {
   int threads = 256;          ///< per block
   int row_iterations = 1;     ///< backward: row groups each block takes in turn
   int min_blocks = 1;         ///< __launch_bounds__ minimum blocks per SM (caps the registers)
+  bool prefetch = false;      ///< chunks = 1: the next row's loads issued before this row's reductions
+  bool register_sums = false; ///< backward, chunks = 1: column sums in registers until the block's end
   std::int64_t blocks = 1;
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };

@@ -90,6 +90,13 @@ int row_tuning(const char* name, std::initializer_list<int> allowed) {
   throw Error(ErrorKind::usage, fmt::format("{} = \"{}\"; allowed: {}", name, v, list));
 }
 
+int row_switch(const char* name) {
+  const auto v = env(name);
+  if (v.empty()) return 0;
+  if (v == "0" || v == "1") return v == "1" ? 2 : 1;
+  throw Error(ErrorKind::usage, fmt::format("{} = \"{}\"; allowed: 0 (off), 1 (on)", name, v));
+}
+
 std::string redis_url() { return env("BANDJIT_REDIS_URL"); }
 
 int redis_timeout_ms() {

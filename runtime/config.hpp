@@ -29,6 +29,8 @@ int tile_diagonals_override();
 /// Row-family tuning from the environment (BANDJIT_ROW_PIECES, BANDJIT_ROW_REGISTERS,
 /// BANDJIT_ROW_BLOCK_THREADS): 0 when unset; Error(usage) for a value outside `allowed`.
 int row_tuning(const char* name, std::initializer_list<int> allowed);
+/// An on/off measurement switch: 0 unset, 1 for "0" (off), 2 for "1" (on); else Error(usage).
+int row_switch(const char* name);
 /// BANDJIT_REDIS_URL: redis://[[user]:password@]host[:port][/db] of the shared tier;
 /// empty = no Redis tier.
 std::string redis_url();

@@ -16,6 +16,7 @@
 
 #include "bandjit/cluster.cuh"
 #include "bandjit/common.cuh"
+#include "bandjit/opaque.cuh"
 
 namespace bandjit {
 namespace ln {
@@ -177,8 +178,11 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
 
 }  // namespace ln
 
-// One row per thread group: row = blockIdx.x · kRowsPerBlock + group; with clusters, one row
-// per cluster, each block holding one slice of it (as in the backward).
+// Each block (cluster) takes kRowIterations row groups of kRowsPerBlock rows in a row: row =
+// (blockIdx.x / CB · kRowIterations + it) · kRowsPerBlock + group; with clusters each block
+// holds one slice of the row (as in the backward). With kPrefetch (kChunks = 1) a thread
+// loads its pieces of the next row before reducing this one, so the SM's loads stay in
+// flight across the reductions' barriers (the grid is then a few waves of resident blocks).
 template <class Cfg>
 __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __restrict__ x,
                                                    const float* __restrict__ weight, const float* __restrict__ bias,
@@ -188,113 +192,143 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   using T = typename S::T;
   using Raw = typename S::Raw;
   constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, P = S::P, R = S::R, NV = S::NV, CH = S::CH;
-  const int lr = threadIdx.x % R;
+  constexpr bool PF = Cfg::kPrefetch && CH == 1;
+  const int lr = threadIdx.x % R, group = threadIdx.x / R;
   const int rank = row_block_rank<CB>();
-  const i64 row = i64(blockIdx.x / CB) * S::RPB + threadIdx.x / R;
-  const bool active = row < Cfg::kRows;
-  const i64 at0 = row * H + rank * HS;  // the block's slice of the row
-  Raw raw[NV];
-  auto load = [&](int k) {
+  const i64 block_group = blockIdx.x / CB;
+  auto row_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * S::RPB + group; };
+  Raw raw[NV], next[PF ? NV : 1];
+  // Chunk k of this thread's pieces of `row` (zero bits past the row and past the last row).
+  auto load_into = [&](Raw* dst, i64 row, int k) {
+    const bool active = row < Cfg::kRows;
+    const i64 at0 = row * H + rank * HS;
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
       const int p = S::piece(k, e, lr);
-      raw[e] = active && p < P ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
+      dst[e] = active && p < P ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
     }
   };
-  // Without clusters: adds the other slices of a cluster row (read from global memory) to
-  // acc, as values or as squared deviations from `center`.
-  auto other_slices = [&](float& acc, bool squares, float center) {
+  if (PF) load_into(raw, row_of(0), 0);
+
+#pragma unroll 1
+  for (int it = 0; it < Cfg::kRowIterations; ++it) {
+    const i64 row = row_of(it);
+    const bool active = row < Cfg::kRows;
+    const i64 at0 = row * H + rank * HS;  // the block's slice of the row
+    auto load = [&](int k) { load_into(raw, row, k); };
+    // Without clusters: adds the other slices of a cluster row (read from global memory) to
+    // acc, as values or as squared deviations from `center`.
+    auto other_slices = [&](float& acc, bool squares, float center) {
 #if !defined(BANDJIT_CLUSTERS)
-    if constexpr (CB > 1) {
-      for (int r2 = 0; r2 < CB; ++r2) {
-        if (r2 == rank || !active) continue;
-        for (int k = 0; k < CH; ++k)
+      if constexpr (CB > 1) {
+        for (int r2 = 0; r2 < CB; ++r2) {
+          if (r2 == rank || !active) continue;
+          for (int k = 0; k < CH; ++k)
 #pragma unroll
-          for (int e = 0; e < NV; ++e) {
-            const int p = S::piece(k, e, lr);
-            if (p >= P) continue;
-            float v[V];
-            ln::unpack<V, T>(*reinterpret_cast<const Raw*>(x + row * H + r2 * HS + p * V), v);
+            for (int e = 0; e < NV; ++e) {
+              const int p = S::piece(k, e, lr);
+              if (p >= P) continue;
+              float v[V];
+              ln::unpack<V, T>(*reinterpret_cast<const Raw*>(x + row * H + r2 * HS + p * V), v);
 #pragma unroll
-            for (int c = 0; c < V; ++c) acc += squares ? (v[c] - center) * (v[c] - center) : v[c];
-          }
+              for (int c = 0; c < V; ++c) acc += squares ? (v[c] - center) * (v[c] - center) : v[c];
+            }
+        }
       }
-    }
 #endif
-  };
-  if (CH == 1) load(0);
-
-  float sum = 0.f;  // absent pieces are zero bits: they add 0
-#pragma unroll 1
-  for (int k = 0; k < CH; ++k) {
-    if (CH > 1) load(k);
-#pragma unroll
-    for (int e = 0; e < NV; ++e) {
-      float v[V];
-      ln::unpack<V, T>(raw[e], v);
-#pragma unroll
-      for (int c = 0; c < V; ++c) sum += v[c];
+    };
+    if (CH == 1 && !PF) load(0);
+    if constexpr (PF) {
+      if (it + 1 < Cfg::kRowIterations) load_into(next, row_of(it + 1), 0);
     }
-  }
-  other_slices(sum, false, 0.f);
-  const float mean =
-      ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sum, 0.f), smem), smem + S::kSlots, 0).x / float(H);
 
-  float sq = 0.f;
-#pragma unroll 1
-  for (int k = 0; k < CH; ++k) {
-    if (CH > 1) load(k);
-#pragma unroll
-    for (int e = 0; e < NV; ++e) {
-      if (S::piece(k, e, lr) >= P) continue;
-      float v[V];
-      ln::unpack<V, T>(raw[e], v);
-#pragma unroll
-      for (int c = 0; c < V; ++c) sq += (v[c] - mean) * (v[c] - mean);
-    }
-  }
-  other_slices(sq, true, mean);
-  const float var = ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sq, 0.f), smem), smem + S::kSlots, 1).x;
-  const float rstd = rsqrtf(var / float(H) + Cfg::kEpsilon);
-
-  if (active) {  // every thread took part in the reductions
+    float sum = 0.f;  // absent pieces are zero bits: they add 0
 #pragma unroll 1
     for (int k = 0; k < CH; ++k) {
       if (CH > 1) load(k);
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
-        const int p = S::piece(k, e, lr);
-        if (p >= P) continue;
-        // y overwrites x in raw[e], element by element: no second set of registers.
-        const T* in = reinterpret_cast<const T*>(&raw[e]);
-        T* out = reinterpret_cast<T*>(&raw[e]);
-        const int col = rank * HS + p * V;
+        float v[V];
+        ln::unpack<V, T>(raw[e], v);
 #pragma unroll
-        for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
-          constexpr int Q = ln::kQuad<V>;
-          float w[Q], b[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col + q, w);
-          if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + col + q, b);
-#pragma unroll
-          for (int c = 0; c < Q; ++c) {
-            float v = (to_float(in[q + c]) - mean) * rstd;
-            if constexpr (Cfg::kWeight) v *= w[c];
-            if constexpr (Cfg::kBias) v += b[c];
-            out[q + c] = from_float<T>(v);
-          }
-        }
-        *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
+        for (int c = 0; c < V; ++c) sum += v[c];
       }
     }
-    if (lr == 0 && rank == 0) mean_out[row] = mean, rstd_out[row] = rstd;
+    other_slices(sum, false, 0.f);
+    if constexpr (CH == 1) {  // convert again after the reduction: no floats live across it
+#pragma unroll
+      for (int e = 0; e < NV; ++e) opaque(raw[e]);
+    }
+    const float mean =
+        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sum, 0.f), smem), smem + S::kSlots, 0).x / float(H);
+
+    float sq = 0.f;
+#pragma unroll 1
+    for (int k = 0; k < CH; ++k) {
+      if (CH > 1) load(k);
+#pragma unroll
+      for (int e = 0; e < NV; ++e) {
+        if (S::piece(k, e, lr) >= P) continue;
+        float v[V];
+        ln::unpack<V, T>(raw[e], v);
+#pragma unroll
+        for (int c = 0; c < V; ++c) sq += (v[c] - mean) * (v[c] - mean);
+      }
+    }
+    other_slices(sq, true, mean);
+    if constexpr (CH == 1) {
+#pragma unroll
+      for (int e = 0; e < NV; ++e) opaque(raw[e]);
+    }
+    const float var = ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sq, 0.f), smem), smem + S::kSlots, 1).x;
+    const float rstd = rsqrtf(var / float(H) + Cfg::kEpsilon);
+
+    if (active) {  // every thread took part in the reductions
+#pragma unroll 1
+      for (int k = 0; k < CH; ++k) {
+        if (CH > 1) load(k);
+#pragma unroll
+        for (int e = 0; e < NV; ++e) {
+          const int p = S::piece(k, e, lr);
+          if (p >= P) continue;
+          // y overwrites x in raw[e], element by element: no second set of registers.
+          const T* in = reinterpret_cast<const T*>(&raw[e]);
+          T* out = reinterpret_cast<T*>(&raw[e]);
+          const int col = rank * HS + p * V;
+#pragma unroll
+          for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
+            constexpr int Q = ln::kQuad<V>;
+            float w[Q], b[Q];
+            if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col + q, w);
+            if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + col + q, b);
+#pragma unroll
+            for (int c = 0; c < Q; ++c) {
+              float v = (to_float(in[q + c]) - mean) * rstd;
+              if constexpr (Cfg::kWeight) v *= w[c];
+              if constexpr (Cfg::kBias) v += b[c];
+              out[q + c] = from_float<T>(v);
+            }
+          }
+          *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
+        }
+      }
+      if (lr == 0 && rank == 0) mean_out[row] = mean, rstd_out[row] = rstd;
+    }
+    if constexpr (PF) {
+#pragma unroll
+      for (int e = 0; e < NV; ++e) raw[e] = next[e];
+    }
   }
   ln::cluster_finish<CB>();
 }
 
 // Each block (each cluster of kClusterBlocks blocks) takes kRowIterations row groups of
 // kRowsPerBlock rows in a row. dweight and dbias are ADDED to (red.global.add): with
-// kChunks = 1 each thread group first sums its columns over its rows in shared memory and
+// kChunks = 1 each thread group first sums its columns over its rows — in registers
+// (kRegisterSums: a thread's columns are the same in every row) or in shared memory — and
 // the block adds once at the end; with kChunks > 1 every row adds (slow; docs/layer_norm.md).
+// With kPrefetch (kChunks = 1) the next row's dy, x, mean and rstd are loaded before this
+// row's reduction, so loads stay in flight across its barriers.
 // With clusters each block holds one slice of the row; the row sums meet in distributed
 // shared memory (sm_90), or, where there are no clusters, every block also reads the other
 // slices to sum the whole row itself (correct, slower).
@@ -312,6 +346,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
   constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, P = S::P, R = S::R, NV = S::NV, CH = S::CH;
   constexpr int RPB = S::RPB, Q = ln::kQuad<V>, SUMS = int(Cfg::kWeight) + int(Cfg::kBias);
   constexpr bool kSharedAcc = CH == 1 && SUMS > 0;
+  constexpr bool RS = kSharedAcc && Cfg::kRegisterSums, PF = Cfg::kPrefetch && CH == 1;
   const int lr = threadIdx.x % R, group = threadIdx.x / R;
   const int rank = row_block_rank<CB>();
   const int col0 = rank * HS;  // the block's first column
@@ -319,7 +354,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
   // Column sums of this group: [dweight | dbias] slices of HS floats each, as configured.
   float* acc_w = smem + S::kScratch + group * HS * SUMS;
   float* acc_b = acc_w + (Cfg::kWeight ? HS : 0);
-  if constexpr (kSharedAcc) {
+  if constexpr (kSharedAcc && !RS) {
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
       const int p = S::piece(0, e, lr);
@@ -331,23 +366,50 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       }
     }
   }
-
-  for (int it = 0; it < Cfg::kRowIterations; ++it) {
-    const i64 row = (block_group * Cfg::kRowIterations + it) * RPB + group;
-    const bool active = row < Cfg::kRows;
-    const float mean = active ? mean_in[row] : 0.f, rstd = active ? rstd_in[row] : 0.f;
-    const i64 at0 = row * H + col0;  // the block's slice of the row
-    Raw rdy[NV], rx[NV];
-    auto load = [&](int k) {
+  // Register column sums (RS): [piece][element] of this thread's columns.
+  float reg_w[RS && Cfg::kWeight ? NV : 1][V], reg_b[RS && Cfg::kBias ? NV : 1][V];
+  if constexpr (RS) {
 #pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const int p = S::piece(k, e, lr);
-        const bool in = active && p < P;
-        rdy[e] = in ? *reinterpret_cast<const Raw*>(dy + at0 + p * V) : Raw{};
-        rx[e] = in ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
+    for (int e = 0; e < NV; ++e)
+#pragma unroll
+      for (int c = 0; c < V; ++c) {
+        if constexpr (Cfg::kWeight) reg_w[e][c] = 0.f;
+        if constexpr (Cfg::kBias) reg_b[e][c] = 0.f;
       }
-    };
-    if (CH == 1) load(0);
+  }
+
+  auto row_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * RPB + group; };
+  // Chunk k of this thread's pieces of dy and x in `row` (zero bits where absent).
+  auto load_into = [&](Raw* to_dy, Raw* to_x, i64 row, int k) {
+    const bool active = row < Cfg::kRows;
+    const i64 at0 = row * H + col0;
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      const int p = S::piece(k, e, lr);
+      const bool in = active && p < P;
+      to_dy[e] = in ? *reinterpret_cast<const Raw*>(dy + at0 + p * V) : Raw{};
+      to_x[e] = in ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
+    }
+  };
+  auto stats_of = [&](i64 row, float& mean, float& rstd) {
+    const bool active = row < Cfg::kRows;
+    mean = active ? mean_in[row] : 0.f, rstd = active ? rstd_in[row] : 0.f;
+  };
+  Raw rdy[NV], rx[NV], ndy[PF ? NV : 1], nx[PF ? NV : 1];
+  float mean, rstd, next_mean = 0.f, next_rstd = 0.f;
+  if (PF) load_into(rdy, rx, row_of(0), 0), stats_of(row_of(0), mean, rstd);
+
+#pragma unroll 1
+  for (int it = 0; it < Cfg::kRowIterations; ++it) {
+    const i64 row = row_of(it);
+    const bool active = row < Cfg::kRows;
+    if (!PF) stats_of(row, mean, rstd);
+    const i64 at0 = row * H + col0;  // the block's slice of the row
+    auto load = [&](int k) { load_into(rdy, rx, row, k); };
+    if (CH == 1 && !PF) load(0);
+    if constexpr (PF) {
+      if (it + 1 < Cfg::kRowIterations) load_into(ndy, nx, row_of(it + 1), 0), stats_of(row_of(it + 1), next_mean, next_rstd);
+    }
 
     float sg = 0.f, sgx = 0.f;
 #pragma unroll 1
@@ -378,43 +440,68 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
     const float2 s =
         ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg, sgx), smem), smem + S::kSlots, it & 1);
     const float mean_g = s.x / float(H), mean_gx = s.y / float(H);
-    if (!active) continue;  // the whole group (cluster): its reductions are done for this row
 
+    if (active) {  // the whole group (cluster) took part in the reductions
+      const float* w_again = opaque_pointer(weight);  // reloaded (L1), not kept since the sums
 #pragma unroll 1
-    for (int k = 0; k < CH; ++k) {
-      if (CH > 1) load(k);
+      for (int k = 0; k < CH; ++k) {
+        if (CH > 1) load(k);
 #pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const int p = S::piece(k, e, lr);
-        if (p >= P) continue;
-        const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);
-        const T* in_x = reinterpret_cast<const T*>(&rx[e]);
-        T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
+        for (int e = 0; e < NV; ++e) {
+          const int p = S::piece(k, e, lr);
+          if (p >= P) continue;
+          const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);
+          const T* in_x = reinterpret_cast<const T*>(&rx[e]);
+          T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
 #pragma unroll
-        for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
-          float w[Q], dxh[Q], d[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col0 + p * V + q, w);
+          for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
+            float w[Q], dxh[Q], d[Q];
+            if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q, w);
 #pragma unroll
-          for (int c = 0; c < Q; ++c) {
-            d[c] = to_float(in_dy[q + c]);
-            const float xh = (to_float(in_x[q + c]) - mean) * rstd;
-            const float g = Cfg::kWeight ? d[c] * w[c] : d[c];
-            out[q + c] = from_float<T>(rstd * (g - mean_g - xh * mean_gx));
-            dxh[c] = d[c] * xh;
+            for (int c = 0; c < Q; ++c) {
+              d[c] = to_float(in_dy[q + c]);
+              const float xh = (to_float(in_x[q + c]) - mean) * rstd;
+              const float g = Cfg::kWeight ? d[c] * w[c] : d[c];
+              out[q + c] = from_float<T>(rstd * (g - mean_g - xh * mean_gx));
+              dxh[c] = d[c] * xh;
+            }
+            if constexpr (RS) {
+#pragma unroll
+              for (int c = 0; c < Q; ++c) {
+                if constexpr (Cfg::kWeight) reg_w[e][q + c] += dxh[c];
+                if constexpr (Cfg::kBias) reg_b[e][q + c] += d[c];
+              }
+            } else if constexpr (kSharedAcc) {
+              if constexpr (Cfg::kWeight) ln::shared_add<Q>(acc_w + S::slot(p, q), dxh);
+              if constexpr (Cfg::kBias) ln::shared_add<Q>(acc_b + S::slot(p, q), d);
+            } else {
+              if constexpr (Cfg::kWeight) ln::red_add<Q>(dweight + col0 + p * V + q, dxh);
+              if constexpr (Cfg::kBias) ln::red_add<Q>(dbias + col0 + p * V + q, d);
+            }
           }
-          if constexpr (kSharedAcc) {
-            if constexpr (Cfg::kWeight) ln::shared_add<Q>(acc_w + S::slot(p, q), dxh);
-            if constexpr (Cfg::kBias) ln::shared_add<Q>(acc_b + S::slot(p, q), d);
-          } else {
-            if constexpr (Cfg::kWeight) ln::red_add<Q>(dweight + col0 + p * V + q, dxh);
-            if constexpr (Cfg::kBias) ln::red_add<Q>(dbias + col0 + p * V + q, d);
-          }
+          *reinterpret_cast<Raw*>(dx + at0 + p * V) = rx[e];
         }
-        *reinterpret_cast<Raw*>(dx + at0 + p * V) = rx[e];
       }
+    }
+    if constexpr (PF) {
+#pragma unroll
+      for (int e = 0; e < NV; ++e) rdy[e] = ndy[e], rx[e] = nx[e];
+      mean = next_mean, rstd = next_rstd;
     }
   }
 
+  if constexpr (RS) {  // each slot of the group's columns belongs to one thread
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      const int p = S::piece(0, e, lr);
+      if (p >= P) continue;
+#pragma unroll
+      for (int c = 0; c < V; ++c) {
+        if constexpr (Cfg::kWeight) acc_w[S::slot(p, c / 4 * 4) + c % 4] = reg_w[e][c];
+        if constexpr (Cfg::kBias) acc_b[S::slot(p, c / 4 * 4) + c % 4] = reg_b[e][c];
+      }
+    }
+  }
   if constexpr (kSharedAcc) {  // the block's column sums over its groups, added once
     __syncthreads();
     constexpr int RV = V % 4 == 0 ? 4 : 1;

@@ -19,36 +19,6 @@ struct GradPieces {
   Raw y[Cfg::kPiecesPerThread], dy[Cfg::kPiecesPerThread];
 };
 
-// Tells the compiler the raw registers changed, so that the store phase converts them
-// again instead of keeping every converted float alive across the reduction (twice the
-// registers). No instruction is emitted.
-__device__ __forceinline__ void opaque(uint4& r) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w));
-#endif
-}
-__device__ __forceinline__ void opaque(unsigned long long& r) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("" : "+l"(r));
-#endif
-}
-__device__ __forceinline__ void opaque(unsigned& r) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("" : "+r"(r));
-#endif
-}
-__device__ __forceinline__ void opaque(unsigned short& r) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("" : "+h"(r));
-#endif
-}
-__device__ __forceinline__ void opaque(unsigned char&) {}
-
-template <class Cfg>
-__device__ __forceinline__ bool piece_in_row(int piece) {
-  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
-}
-
 // Loads this lane's pieces of y and dy (zeros past the row); returns Σ y · dy over them.
 template <class Cfg>
 __device__ __forceinline__ float load_row_grad(const typename Cfg::T* y, const typename Cfg::T* dy, i64 row, int lane,

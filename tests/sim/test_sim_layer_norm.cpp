@@ -35,7 +35,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int H, bool W, bool B, long long ROWS, int V, int R, int NV, int CH, int RPB, int THREADS, int ITER,
-          int CB = 1>
+          int CB = 1, bool PF = false, bool RS = false>
 struct LnCfg {
   using T = T_;
   static constexpr i64 kRows = ROWS;
@@ -44,12 +44,26 @@ struct LnCfg {
   static constexpr float kEpsilon = 1e-5f;
   static constexpr int kVec = V, kRowThreads = R, kPiecesPerThread = NV, kChunks = CH;
   static constexpr int kRowsPerBlock = RPB, kThreads = THREADS, kRowIterations = ITER, kClusterBlocks = CB;
+  static constexpr bool kPrefetch = PF, kRegisterSums = RS;
 };
 
+// The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
+// `generated` false (row iterations and grid the generator would only pick for far more rows
+// than the emulator runs quickly) Cfg's own layout and the grid it implies.
 template <class Cfg>
-LayerNormTiling expect_tiling(bool backward) {
+LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tuning) {
   constexpr DType dt = std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16;
-  const LayerNormTiling t = layer_norm_tiling(Cfg::kRows, Cfg::kHidden, dt, backward, Cfg::kWeight, Cfg::kBias);
+  if (!generated) {
+    using S = ln::Shape<Cfg>;
+    LayerNormTiling t;
+    t.threads = Cfg::kThreads;
+    const i64 groups = (Cfg::kRows + Cfg::kRowsPerBlock - 1) / Cfg::kRowsPerBlock;
+    t.blocks = (groups + Cfg::kRowIterations - 1) / Cfg::kRowIterations * Cfg::kClusterBlocks;
+    const int sums = backward ? int(Cfg::kWeight) + int(Cfg::kBias) : 0;
+    t.shared_bytes = 4 * (S::kScratch + (Cfg::kChunks == 1 ? Cfg::kRowsPerBlock * S::HS * sums : 0));
+    return t;
+  }
+  const LayerNormTiling t = layer_norm_tiling(Cfg::kRows, Cfg::kHidden, dt, backward, Cfg::kWeight, Cfg::kBias, tuning);
   REQUIRE(t.vec == Cfg::kVec);
   REQUIRE(t.row_threads == Cfg::kRowThreads);
   REQUIRE(t.pieces_per_thread == Cfg::kPiecesPerThread);
@@ -58,6 +72,8 @@ LayerNormTiling expect_tiling(bool backward) {
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.row_iterations == Cfg::kRowIterations);
   REQUIRE(t.cluster_blocks == Cfg::kClusterBlocks);
+  REQUIRE(t.prefetch == Cfg::kPrefetch);
+  REQUIRE(t.register_sums == Cfg::kRegisterSums);
   return t;
 }
 
@@ -92,9 +108,9 @@ std::vector<float> params(std::size_t H, double lo, double hi, unsigned seed) {
 }
 
 template <class Cfg>
-void run_forward() {
+void run_forward(bool generated = true, const Tuning& tuning = {}) {
   using T = typename Cfg::T;
-  const LayerNormTiling t = expect_tiling<Cfg>(false);
+  const LayerNormTiling t = expect_tiling<Cfg>(false, generated, tuning);
   const std::size_t rows = Cfg::kRows, H = Cfg::kHidden;
   INFO("forward rows " << rows << " hidden " << H);
   std::vector<T> x, y(rows * H, from_float<T>(NAN));
@@ -124,9 +140,9 @@ void run_forward() {
 }
 
 template <class Cfg>
-void run_backward() {
+void run_backward(bool generated = true, const Tuning& tuning = {}) {
   using T = typename Cfg::T;
-  const LayerNormTiling t = expect_tiling<Cfg>(true);
+  const LayerNormTiling t = expect_tiling<Cfg>(true, generated, tuning);
   const std::size_t rows = Cfg::kRows, H = Cfg::kHidden;
   INFO("backward rows " << rows << " hidden " << H << " blocks " << t.blocks);
   std::vector<T> x, dy(rows * H), dx(rows * H, from_float<T>(NAN));
@@ -193,11 +209,39 @@ TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]")
 }
 
 TEST_CASE("sim: layer_norm backward, column sums in shared memory", "[sim]") {
-  run_backward<LnCfg<float, 100, true, true, 45, 4, 16, 2, 1, 16, 256, 1>>();
+  run_backward<LnCfg<float, 100, true, true, 45, 4, 16, 2, 1, 16, 256, 1, 1, false, true>>();
   run_backward<LnCfg<__half, 768, false, false, 9, 8, 64, 2, 1, 4, 256, 1>>();
-  run_backward<LnCfg<float, 5120, true, false, 3, 4, 1024, 2, 1, 1, 1024, 1>>();
-  // 1100 rows over 367 blocks of 3 rows each (one wave of 132 × 4 blocks assumed).
+  run_backward<LnCfg<float, 5120, true, false, 3, 4, 1024, 2, 1, 1, 1024, 1, 1, false, true>>();
+  // 1100 rows over 367 blocks of 3 rows each (one wave of 132 × 4 blocks assumed); then the
+  // same with the next row prefetched and column sums in registers.
   run_backward<LnCfg<__half, 4096, false, true, 1100, 8, 256, 2, 1, 1, 256, 3>>();
+  Tuning prefetch;
+  prefetch.row_prefetch = 2, prefetch.row_register_sums = 2;
+  run_backward<LnCfg<__half, 4096, false, true, 1100, 8, 256, 2, 1, 1, 256, 3, 1, true, true>>(true, prefetch);
+}
+
+TEST_CASE("sim: layer_norm backward without prefetch, column sums in shared memory", "[sim]") {
+  Tuning off;
+  off.row_prefetch = 1, off.row_register_sums = 1;
+  run_backward<LnCfg<float, 100, true, true, 45, 4, 16, 2, 1, 16, 256, 1>>(true, off);
+  run_backward<LnCfg<__half, 4096, true, true, 1100, 8, 256, 2, 1, 1, 256, 3>>(true, off);
+  // Shared sums with prefetch, and register sums without it, over row groups taken in turn.
+  run_backward<LnCfg<__half, 1024, true, true, 301, 8, 64, 2, 1, 4, 256, 5, 1, true, false>>(false);
+  run_backward<LnCfg<float, 96, true, false, 301, 4, 8, 3, 1, 32, 256, 4, 1, false, true>>(false);
+  run_backward<LnCfg<__half, 1024, true, true, 301, 8, 64, 2, 1, 4, 256, 5, 1, false, true>>(false);
+}
+
+TEST_CASE("sim: layer_norm forward with prefetch, row groups taken in turn", "[sim]") {
+  Tuning on;
+  on.row_prefetch = 2;
+  run_forward<LnCfg<float, 100, true, true, 7, 4, 8, 4, 1, 32, 256, 1, 1, true>>(true, on);
+  // Rows in turn (the generator picks them only for > 2112 row groups): the last iterations
+  // of the last block run past the last row.
+  run_forward<LnCfg<__half, 768, true, false, 37, 8, 32, 3, 1, 8, 256, 3, 1, true>>(false);
+  run_forward<LnCfg<float, 100, false, true, 301, 4, 8, 4, 1, 32, 256, 4, 1, true>>(false);
+  run_forward<LnCfg<float, 100, true, true, 301, 4, 8, 4, 1, 32, 256, 4, 1, false>>(false);
+  // A cluster row (the emulator's path without clusters) in turn.
+  run_forward<LnCfg<float, 65536, true, true, 5, 4, 512, 8, 1, 1, 512, 2, 4, true>>(false);
 }
 
 TEST_CASE("sim: layer_norm backward, a row split over the blocks of a cluster", "[sim]") {
