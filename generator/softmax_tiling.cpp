@@ -16,7 +16,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 }  // namespace
 
 SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward,
-                                    const Tuning& tuning, int mask_bytes) {
+                                    const Tuning& tuning) {
   const int kDataRegisters = tuning.row_registers ? tuning.row_registers : kDefaultDataRegisters;
   if (L < 1 || L > kMaxSoftmaxRow)
     throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} is not supported; allowed: 1 … {}", L, kMaxSoftmaxRow),
@@ -32,17 +32,9 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   const int piece_bytes = t.vec * static_cast<int>(element_size(dtype));
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and
-  // dy (a piece narrower than 4 bytes still takes a register). A packed 16-bit forward holds
-  // each piece's e^(v − m) in the row's type plus its maximum, and, right after the loads,
-  // x and the mask as loaded: it may use 40 registers (the float path's 32 values and its
-  // other registers come to about as many).
-  const int mask_registers = mask_bytes ? std::max(1, t.vec * mask_bytes / 4) : 0;
-  t.packed = !backward && element_size(dtype) == 2 && tuning.row_packed == 2;
-  const int piece_registers = backward ? 2 * std::max<int>(1, piece_bytes / 4)
-                              : t.packed ? std::max(1, piece_bytes / 4) + mask_registers + 1
-                                         : t.vec;
-  const int data_registers = t.packed && !tuning.row_registers ? 40 : kDataRegisters;
-  const int max_pieces = std::max(1, data_registers / piece_registers);  // per thread
+  // dy (a piece narrower than 4 bytes still takes a register).
+  const int piece_registers = backward ? 2 * std::max<int>(1, t.vec * static_cast<int>(element_size(dtype)) / 4) : t.vec;
+  const int max_pieces = std::max(1, kDataRegisters / piece_registers);  // per thread
   if (t.pieces <= 32 * max_pieces) {
     // Within a warp: the fewest threads (a power of two) that keep ≤ 4 pieces (or the
     // register budget) each, so short rows take a few lanes and reduce with few shuffles.

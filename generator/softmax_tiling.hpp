@@ -22,7 +22,6 @@ struct SoftmaxRowTiling {
   int rows_per_block = 1;     ///< 1 when cluster > 1
   int threads = 32;           ///< per block
   std::int64_t blocks = 1;    ///< grid.x
-  bool packed = false;        ///< 16-bit forward: e^(v − m) held packed in the row's type (Tuning::row_packed)
 };
 
 /// Longest row the tiling supports: 8 blocks × 512 threads × 32 values (the float32
@@ -32,10 +31,8 @@ constexpr std::int64_t kMaxSoftmaxRow = 131072;
 /// The forward's tiling (≤ 32 float32 values per thread) or the backward's (≤ 32 registers
 /// of raw y and dy pieces: 16 values of each in float32, up to 32 in float16/bfloat16).
 /// Throws Error(invalid_problem) when L is outside 1 … kMaxSoftmaxRow.
-/// `tuning` (Tuning::row_*; 0 = the defaults 4, 32, 512) overrides the thread layout;
-/// `mask_bytes` (forward: 0 none, 1 boolean, else the additive mask's element size) counts
-/// the mask's registers a packed forward holds right after its loads.
+/// `tuning` (Tuning::row_*; 0 = the defaults 4, 32, 512) overrides the thread layout.
 SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, bool backward = false,
-                                    const Tuning& tuning = {}, int mask_bytes = 0);
+                                    const Tuning& tuning = {});
 
 }  // namespace bandjit

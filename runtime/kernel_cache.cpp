@@ -61,7 +61,6 @@ Tuning current_tuning() {
   t.row_waves = config::row_tuning("BANDJIT_ROW_WAVES", {1, 2, 4, 8, 16});
   t.row_prefetch = config::row_switch("BANDJIT_ROW_PREFETCH");
   t.row_register_sums = config::row_switch("BANDJIT_ROW_REGISTER_SUMS");
-  t.row_packed = config::row_switch("BANDJIT_ROW_PACKED");
   return t;
 }
 

@@ -395,20 +395,28 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
     const bool active = row < Cfg::kRows;
     mean = active ? mean_in[row] : 0.f, rstd = active ? rstd_in[row] : 0.f;
   };
-  Raw rdy[NV], rx[NV], ndy[PF ? NV : 1], nx[PF ? NV : 1];
-  float mean, rstd, next_mean = 0.f, next_rstd = 0.f;
-  if (PF) load_into(rdy, rx, row_of(0), 0), stats_of(row_of(0), mean, rstd);
+  // With prefetch the next row's pieces wait here (row 0's before the loop).
+  Raw ndy[PF ? NV : 1], nx[PF ? NV : 1];
+  float next_mean = 0.f, next_rstd = 0.f;
+  if (PF) load_into(ndy, nx, row_of(0), 0), stats_of(row_of(0), next_mean, next_rstd);
 
 #pragma unroll 1
   for (int it = 0; it < Cfg::kRowIterations; ++it) {
     const i64 row = row_of(it);
     const bool active = row < Cfg::kRows;
-    if (!PF) stats_of(row, mean, rstd);
     const i64 at0 = row * H + col0;  // the block's slice of the row
+    Raw rdy[NV], rx[NV];
+    float mean, rstd;
     auto load = [&](int k) { load_into(rdy, rx, row, k); };
-    if (CH == 1 && !PF) load(0);
     if constexpr (PF) {
-      if (it + 1 < Cfg::kRowIterations) load_into(ndy, nx, row_of(it + 1), 0), stats_of(row_of(it + 1), next_mean, next_rstd);
+#pragma unroll
+      for (int e = 0; e < NV; ++e) rdy[e] = ndy[e], rx[e] = nx[e];
+      mean = next_mean, rstd = next_rstd;
+      if (it + 1 < Cfg::kRowIterations)
+        load_into(ndy, nx, row_of(it + 1), 0), stats_of(row_of(it + 1), next_mean, next_rstd);
+    } else {
+      stats_of(row, mean, rstd);
+      if (CH == 1) load(0);
     }
 
     float sg = 0.f, sgx = 0.f;
@@ -437,12 +445,19 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       }
     }
 #endif
+    if constexpr (PF) {  // convert again after the reduction: with the next row's pieces held too,
+                         // no floats may stay live across it (without prefetch ptxas does better alone)
+#pragma unroll
+      for (int e = 0; e < NV; ++e) opaque(rdy[e]), opaque(rx[e]);
+    }
     const float2 s =
         ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg, sgx), smem), smem + S::kSlots, it & 1);
     const float mean_g = s.x / float(H), mean_gx = s.y / float(H);
 
-    if (active) {  // the whole group (cluster) took part in the reductions
-      const float* w_again = opaque_pointer(weight);  // reloaded (L1), not kept since the sums
+    if (!active) continue;  // the whole group (cluster): its reductions are done for this row
+    {
+      // With prefetch, reloaded (L1) rather than kept since the sums; without, ptxas's choice.
+      const float* w_again = PF ? opaque_pointer(weight) : weight;
 #pragma unroll 1
       for (int k = 0; k < CH; ++k) {
         if (CH > 1) load(k);
@@ -482,11 +497,6 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
           *reinterpret_cast<Raw*>(dx + at0 + p * V) = rx[e];
         }
       }
-    }
-    if constexpr (PF) {
-#pragma unroll
-      for (int e = 0; e < NV; ++e) rdy[e] = ndy[e], rx[e] = nx[e];
-      mean = next_mean, rstd = next_rstd;
     }
   }
 

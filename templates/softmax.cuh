@@ -16,7 +16,6 @@
 
 #include "bandjit/cluster.cuh"
 #include "bandjit/common.cuh"
-#include "bandjit/opaque.cuh"
 
 namespace bandjit {
 
@@ -52,11 +51,6 @@ __device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: relative
 // maximum, so that finite scores and masks (HF's finfo(float32).min) stay finite, as in
 // torch; only the difference is multiplied by it, which no finite row can overflow wrongly.
 constexpr float kLog2e = 1.4426950408889634f;
-
-template <class Cfg>
-__device__ __forceinline__ bool piece_in_row(int piece) {
-  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
-}
 
 // Running maximum m and sum s of e^(v − m) over some of a row's values (m = −inf, s = 0: none).
 struct RowStats {
@@ -146,75 +140,6 @@ struct RowLane {
   }
 };
 
-// A lane's pieces of x (and of the mask) as loaded.
-template <class Cfg>
-struct RawRow {
-  typedef typename RawPiece<sizeof(typename Cfg::T) * Cfg::kVec>::type Raw;
-  typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(typename Cfg::T)) * Cfg::kVec>::type MaskRaw;
-  static constexpr int kMaskPieces = Cfg::kMask == kMaskNone ? 1 : Cfg::kPiecesPerThread;
-  Raw x[Cfg::kPiecesPerThread];
-  MaskRaw mask[kMaskPieces];
-};
-
-// Where piece e of this lane lies: j0 its first key; in_row whether it holds keys of the row;
-// needed whether it must be read (a piece wholly past the causal limit becomes zeros
-// whatever x holds).
-template <class Cfg>
-struct PiecePlace {
-  int j0, last_key;
-  bool in_row, needed;
-  __device__ __forceinline__ PiecePlace(i64 row, int lane, bool active, int e) {
-    const int piece = lane + e * Cfg::kRowThreads;
-    j0 = piece * Cfg::kVec;
-    last_key = int(row % Cfg::kQueries) + (Cfg::kRowLength - Cfg::kQueries);  // causal: keys after it are removed
-    in_row = active && piece_in_row<Cfg>(piece);
-    needed = in_row && !(Cfg::kCausal && j0 > last_key);
-  }
-};
-
-// Loads piece e of this lane's part of the row (zero bits where not needed).
-template <class Cfg>
-__device__ __forceinline__ void load_raw_piece(const typename Cfg::T* x, const void* mask, i64 row, int lane,
-                                               bool active, int e, RawRow<Cfg>& r) {
-  using T = typename Cfg::T;
-  constexpr int V = Cfg::kVec, L = Cfg::kRowLength, Q = Cfg::kQueries;
-  typedef typename RawRow<Cfg>::Raw Raw;
-  typedef typename RawRow<Cfg>::MaskRaw MaskRaw;
-  const PiecePlace<Cfg> at(row, lane, active, e);
-  const i64 mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + row % Q;  // [batch, 1, queries, L]
-  r.x[e] = at.needed ? load_piece<T, V>(x + row * L + at.j0) : Raw{};
-  if constexpr (Cfg::kMask == kMaskBool)
-    r.mask[e] = at.needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + at.j0)
-                          : MaskRaw{};
-  else if constexpr (Cfg::kMask == kMaskAdditive)
-    r.mask[e] = at.needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + at.j0) : MaskRaw{};
-}
-
-// v = scale·x + mask of piece e, −inf at removed keys and past the row.
-template <class Cfg>
-__device__ __forceinline__ void piece_values(const RawRow<Cfg>& r, i64 row, int lane, bool active, int e,
-                                             float (&v)[Cfg::kVec]) {
-  using T = typename Cfg::T;
-  constexpr int V = Cfg::kVec;
-  const PiecePlace<Cfg> at(row, lane, active, e);
-  const T* in = reinterpret_cast<const T*>(&r.x[e]);
-  if constexpr (Cfg::kMask == kMaskBool) {
-    const unsigned char* removed = reinterpret_cast<const unsigned char*>(&r.mask[e]);
-#pragma unroll
-    for (int c = 0; c < V; ++c) v[c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
-  } else if constexpr (Cfg::kMask == kMaskAdditive) {
-    const T* add = reinterpret_cast<const T*>(&r.mask[e]);
-#pragma unroll
-    for (int c = 0; c < V; ++c) v[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
-  } else {
-#pragma unroll
-    for (int c = 0; c < V; ++c) v[c] = to_float(in[c]) * Cfg::kScale;
-  }
-#pragma unroll
-  for (int c = 0; c < V; ++c)
-    if (!at.in_row || (Cfg::kCausal && at.j0 + c > at.last_key)) v[c] = neg_inf();
-}
-
 // Loads this lane's pieces of row `row` as v = (scale · x + mask) · log2(e), −inf at removed
 // keys and past the row; returns the lane's (max, Σ e^(v − max)) and leaves v = e^(v − max),
 // for v = scale·x + mask.
@@ -296,93 +221,22 @@ __device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
   return lane.m == neg_inf() ? 0.f : exp2_approx((lane.m - row.m) * kLog2e) / row.s;
 }
 
-// kPacked (16-bit rows): each piece's e^(v − m_piece), relative to the piece's own maximum,
-// rounded to T and kept packed as stored — 8 values in 4 registers where float values take
-// 8 — so a thread holds twice the pieces at the same registers and the floats die at once
-// (one pass: no value is converted twice). y = round(round(e) · e^(m_piece − M) / S): one
-// more rounding, which e ≤ 1 and the factor ≤ 1 keep within an ulp or two.
-template <class Cfg>
-struct PackedRow {
-  typedef typename RawPiece<sizeof(typename Cfg::T) * Cfg::kVec>::type Raw;
-  Raw e[Cfg::kPiecesPerThread];
-  float m[Cfg::kPiecesPerThread];  // each piece's maximum (−inf: nothing kept)
-};
-
-template <class Cfg>
-__device__ __forceinline__ RowStats load_row_packed(const typename Cfg::T* x, const void* mask, i64 row, int lane,
-                                                    bool active, PackedRow<Cfg>& pk) {
-  using T = typename Cfg::T;
-  constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread;
-  RawRow<Cfg> r;
-#pragma unroll
-  for (int e = 0; e < NV; ++e) load_raw_piece<Cfg>(x, mask, row, lane, active, e, r);  // every load first
-  RowStats lane_stats = {neg_inf(), 0.f};
-#pragma unroll
-  for (int e = 0; e < NV; ++e) {
-    float v[V];
-    piece_values<Cfg>(r, row, lane, active, e, v);
-    float m = neg_inf();
-#pragma unroll
-    for (int c = 0; c < V; ++c) m = fmaxf(m, v[c]);
-    const float shift = m == neg_inf() ? 0.f : m;
-    float s = 0.f;
-    T* out = reinterpret_cast<T*>(&pk.e[e]);
-#pragma unroll
-    for (int c = 0; c < V; ++c) {
-      const float ev = exp2_approx((v[c] - shift) * kLog2e);
-      s += ev;
-      out[c] = from_float<T>(ev);
-    }
-    pk.m[e] = m;
-    lane_stats = combine(lane_stats, RowStats{m, s});
-  }
-  return lane_stats;
-}
-
-// y = e · e^(m_piece − M) / S for this lane's pieces (0 where the piece kept nothing).
-template <class Cfg>
-__device__ __forceinline__ void store_row_packed(typename Cfg::T* y, i64 row, int lane, bool active,
-                                                 const PackedRow<Cfg>& pk, RowStats row_stats) {
-  using T = typename Cfg::T;
-  constexpr int V = Cfg::kVec;
-#pragma unroll
-  for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
-    const int piece = lane + e * Cfg::kRowThreads;
-    if (!active || !piece_in_row<Cfg>(piece)) continue;
-    const float factor = lane_factor(RowStats{pk.m[e], 0.f}, row_stats);
-    const T* in = reinterpret_cast<const T*>(&pk.e[e]);
-    typename RawPiece<sizeof(T) * V>::type raw;
-    T* out = reinterpret_cast<T*>(&raw);
-#pragma unroll
-    for (int c = 0; c < V; ++c) out[c] = from_float<T>(to_float(in[c]) * factor);
-    store_piece<T, V>(y + row * Cfg::kRowLength + piece * V, raw);
-  }
-}
-
 template <class Cfg>
 __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typename Cfg::T* y, const void* mask) {
   constexpr int NV = Cfg::kPiecesPerThread, V = Cfg::kVec, CL = Cfg::kCluster;
   constexpr int RB = Cfg::kRowThreads / CL;  // threads of a row inside one block
   static_assert(CL == 1 || Cfg::kRowsPerBlock == 1, "a cluster row fills its blocks");
   __shared__ RowStats scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
+  float v[NV][V];
   if constexpr (CL == 1 || kClusters) {
     const RowLane<Cfg> at(row_block_rank<CL>());
-    float v[Cfg::kPacked ? 1 : NV][V];
-    PackedRow<Cfg> packed;
-    RowStats mine;
-    if constexpr (Cfg::kPacked)
-      mine = load_row_packed<Cfg>(x, mask, at.row, at.lane, at.active, packed);
-    else
-      mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
+    const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
     RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &slot);
 #endif
-    if constexpr (Cfg::kPacked)
-      store_row_packed<Cfg>(y, at.row, at.lane, at.active, packed, row);
-    else
-      store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(mine, row));
+    store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)
     if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
 #endif
@@ -390,7 +244,6 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     // No clusters (before sm_90): the cluster's first block walks the row twice, lanes of
     // rank 0 … CL − 1 in turn: once for (M, S), once to write y. The other blocks idle.
     if (blockIdx.x % CL != 0) return;
-    float v[NV][V];
     RowStats mine = {neg_inf(), 0.f};
 #pragma unroll 1
     for (int rank = 0; rank < CL; ++rank) {

@@ -9,6 +9,7 @@
 // block elsewhere), dx written once.
 #pragma once
 
+#include "bandjit/opaque.cuh"
 #include "bandjit/softmax.cuh"
 
 namespace bandjit {
@@ -18,6 +19,11 @@ struct GradPieces {
   typedef typename RawPiece<sizeof(typename Cfg::T) * Cfg::kVec>::type Raw;
   Raw y[Cfg::kPiecesPerThread], dy[Cfg::kPiecesPerThread];
 };
+
+template <class Cfg>
+__device__ __forceinline__ bool piece_in_row(int piece) {
+  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
+}
 
 // Loads this lane's pieces of y and dy (zeros past the row); returns Σ y · dy over them.
 template <class Cfg>

@@ -19,7 +19,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int ROWS, int L, int H, int Q, int MASK, bool CAUSAL, int V, int R, int NV, int CL, int RPB,
-          int THREADS, bool RAW = false>
+          int THREADS>
 struct SmCfg {
   using T = T_;
   static constexpr long long kRows = ROWS;
@@ -30,10 +30,7 @@ struct SmCfg {
   static constexpr bool kCausal = CAUSAL;
   static constexpr int kVec = V, kPieces = L / V, kRowThreads = R, kPiecesPerThread = NV;
   static constexpr int kCluster = CL, kRowsPerBlock = RPB, kThreads = THREADS;
-  static constexpr bool kPacked = RAW;
 };
-
-int mask_bytes_of(int mask, int element_bytes) { return mask == kMaskBool ? 1 : mask == kMaskAdditive ? element_bytes : 0; }
 
 template <class T>
 T* aligned(std::vector<T>& v) {
@@ -41,10 +38,9 @@ T* aligned(std::vector<T>& v) {
 }
 
 template <class Cfg>
-void check_tiling(bool backward, const Tuning& tuning) {
-  const SoftmaxRowTiling t =
-      softmax_row_tiling(Cfg::kRows, Cfg::kRowLength, std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16,
-                         backward, tuning, backward ? 0 : mask_bytes_of(Cfg::kMask, sizeof(typename Cfg::T)));
+void check_tiling(bool backward) {
+  const SoftmaxRowTiling t = softmax_row_tiling(Cfg::kRows, Cfg::kRowLength,
+                                                std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16, backward);
   INFO((backward ? "backward" : "forward") << " tiling");
   REQUIRE(t.vec == Cfg::kVec);
   REQUIRE(t.pieces == Cfg::kPieces);
@@ -53,21 +49,19 @@ void check_tiling(bool backward, const Tuning& tuning) {
   REQUIRE(t.cluster == Cfg::kCluster);
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
   REQUIRE(t.threads == Cfg::kThreads);
-  REQUIRE(t.packed == (Cfg::kPacked && !backward));
 }
 
 // Cfg: the forward's tiling; BCfg: the backward's (the same for 16-bit types).
 template <class Cfg, class BCfg = Cfg>
-void run_case(bool in_place, const Tuning& tuning = {}) {
+void run_case(bool in_place) {
   using T = typename Cfg::T;
   constexpr bool f32 = std::is_same_v<T, float>;
   constexpr std::int64_t rows = Cfg::kRows, L = Cfg::kRowLength, Q = Cfg::kQueries, H = Cfg::kHeads;
   INFO("rows " << rows << " L " << L << " mask " << Cfg::kMask << " causal " << Cfg::kCausal << (in_place ? " in place" : ""));
-  check_tiling<Cfg>(false, tuning);
-  check_tiling<BCfg>(true, tuning);
-  const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, false, tuning,
-                                                mask_bytes_of(Cfg::kMask, sizeof(T)));
-  const SoftmaxRowTiling bt = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, true, tuning);
+  check_tiling<Cfg>(false);
+  check_tiling<BCfg>(true);
+  const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16);
+  const SoftmaxRowTiling bt = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, true);
 
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -174,18 +168,4 @@ TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
            SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 1120, 4, 5, 1, 224>>(false);
   // L = 32768 float16: 4 blocks × 256 threads × 4 pieces, causal, in place.
   run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true);
-}
-
-TEST_CASE("sim: softmax forward holding 16-bit e^(v - m) packed", "[sim]") {
-  Tuning raw;
-  raw.row_packed = 2;
-  // L = 32768 float16: 512 threads × 8 packed pieces in one block; causal, in place.
-  run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 512, 8, 1, 1, 512, true>,
-           SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true, raw);
-  // L = 100 float16, additive mask with −inf: 8-byte pieces, 4 a thread.
-  run_case<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64, true>>(false, raw);
-  // L = 768 float16, boolean mask and causal; L = 5120 unmasked, several warps.
-  run_case<SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 2, 64, true>>(true, raw);
-  run_case<SmCfg<__half, 3, 5120, 1, 3, kMaskNone, false, 8, 96, 7, 1, 1, 96, true>,
-           SmCfg<__half, 3, 5120, 1, 3, kMaskNone, false, 8, 160, 4, 1, 1, 160>>(false, raw);
 }
