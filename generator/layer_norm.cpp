@@ -105,7 +105,9 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   }
   const bool one_chunk = t.chunks == 1;
   auto on = [](int knob, bool otherwise) { return knob ? knob == 2 : otherwise; };
-  t.prefetch = one_chunk && on(tuning.row_prefetch, false);
+  // Never with clusters: a cluster's rows prefetched measured slower (H = 65536 float16
+  // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln).
+  t.prefetch = one_chunk && t.cluster_blocks == 1 && on(tuning.row_prefetch, false);
   // Column sums in registers by default where they take ≤ 16 floats a thread: float32 rows,
   // and 16-bit rows of ≤ 8 pieces, in blocks of ≤ 512 threads (longer 16-bit rows, and
   // 1024-thread blocks at 64 registers, then spill on sm_80 and sm_90).
@@ -123,10 +125,9 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   }
   // The backward (and a prefetching forward) take row groups in turn: one wave of blocks;
   // clusters: four waves of the clusters that fit (a GPC's SMs need not divide by the cluster
-  // size), so that a short last wave costs little; the forward two waves of the blocks that
-  // 2048 threads an SM allow. Tuning::row_waves sets the waves in every case.
-  const int resident = backward ? std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)))
-                                : std::max(1, std::min<int>(2048 / t.threads, (227 * 1024) / (t.shared_bytes + 1024)));
+  // size), so that a short last wave costs little; the forward two waves of the blocks its
+  // launch bounds guarantee. Tuning::row_waves sets the waves in every case.
+  const int resident = std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)));
   const int waves = tuning.row_waves ? tuning.row_waves : !backward ? 2 : t.cluster_blocks == 1 ? 1 : 4;
   const std::int64_t per_wave = backward && t.cluster_blocks > 1 ? kAssumedSms / t.cluster_blocks
                                                                   : std::int64_t(kAssumedSms) * resident / t.cluster_blocks;

@@ -22,7 +22,7 @@ struct LayerNormTiling {
   int cluster_blocks = 1;     ///< backward: blocks of a cluster sharing each row (sm_90), 1 = none
   int rows_per_block = 1;     ///< thread groups per block (one row each at a time)
   int threads = 256;          ///< per block
-  int row_iterations = 1;     ///< backward: row groups each block takes in turn
+  int row_iterations = 1;     ///< backward and a prefetching forward: row groups each block takes in turn
   int min_blocks = 1;         ///< __launch_bounds__ minimum blocks per SM (caps the registers)
   bool prefetch = false;      ///< chunks = 1: the next row's loads issued before this row's reductions
   bool register_sums = false; ///< backward, chunks = 1: column sums in registers until the block's end

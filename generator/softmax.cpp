@@ -51,6 +51,7 @@ struct RowProblem {
   std::string mask = "none";
   bool causal = false;
   bool per_query() const { return mask != "none" || causal; }  // the code indexes (batch, query)
+  int mask_bytes() const { return mask == "boolean" ? 1 : mask == "additive" ? int(element_size(dtype)) : 0; }
 };
 
 RowProblem row_problem(const json& c) {
@@ -77,7 +78,7 @@ void check_rows(const json& c, const std::string& family, const std::string& whe
     bad_params(family, where, "batch × heads × queries", std::to_string(p.rows), fmt::format("1 … {:.0f}", kMaxRows));
   if (double(p.rows) * double(p.L) > kMaxElements)
     bad_params(family, where, what, fmt::format("{:.0f}", double(p.rows) * double(p.L)), "1 … 2^36");
-  const SoftmaxRowTiling f = softmax_row_tiling(p.rows, p.L, p.dtype, false);
+  const SoftmaxRowTiling f = softmax_row_tiling(p.rows, p.L, p.dtype, false, {}, p.mask_bytes());
   const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, true);
   if (double(std::max(f.blocks, t.blocks)) > kMaxRows)
     bad_params(family, where, "rows", std::to_string(p.rows),
@@ -115,6 +116,7 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       "  static constexpr int kVec = {vec}, kPieces = {pieces};\n"
       "  static constexpr int kRowThreads = {row_threads}, kPiecesPerThread = {per_thread};\n"
       "  static constexpr int kCluster = {cluster}, kRowsPerBlock = {rpb}, kThreads = {threads};\n"
+      "  static constexpr bool kStaged = {staged};\n"
       "}};\n",
       fmt::arg("type", cuda_type(p.dtype)), fmt::arg("rows", p.rows), fmt::arg("L", p.L),
       fmt::arg("heads", per_query ? p.heads : 1), fmt::arg("queries", per_query ? p.queries : 1),
@@ -122,12 +124,12 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("mask", backward ? "bandjit::kMaskNone" : mask), fmt::arg("causal", !backward && p.causal),
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
-      fmt::arg("threads", t.threads));
+      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged));
 }
 
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
   const RowProblem p = row_problem(canonical);
-  const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning);
+  const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning, backward ? 0 : p.mask_bytes());
   const std::uint32_t piece_bytes = static_cast<std::uint32_t>(t.vec * element_size(p.dtype));
   Source s;
   s.family = family;
@@ -152,6 +154,10 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       s.argument_alignment.push_back(p.mask == "boolean" ? static_cast<std::uint32_t>(t.vec) : piece_bytes);
       params += p.mask == "boolean" ? ", const unsigned char* __restrict__ mask" : ", const Cfg::T* __restrict__ mask";
       call = "bandjit::softmax_forward<Cfg>(x, y, mask)";
+    }
+    if (t.staged) {  // the pieces' slots: the block's dynamic shared memory
+      call = "extern __shared__ uint4 bandjit_stage[];\n  " + call.substr(0, call.size() - 1) + ", bandjit_stage)";
+      s.launch.shared_bytes = t.stage_bytes;
     }
   }
   const int min_blocks = std::max(1, 1024 / t.threads);  // ≤ 64 registers: 1024 threads per SM

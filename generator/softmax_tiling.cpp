@@ -13,10 +13,27 @@ constexpr int kDefaultDataRegisters = 32;
 constexpr int kDefaultBlockThreads = 512;
 constexpr int kMaxCluster = 8;       // the portable cluster size
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// A staged row: 8 pieces a thread in 256-thread blocks (one row slice a block), whole warps,
+// a cluster beyond one block (more pieces a thread past 8 blocks); each thread's pieces
+// and mask pieces take `slot_bytes` of shared memory each.
+SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_bytes) {
+  constexpr int kPieces = 8, kBlockThreads = 256;
+  const std::int64_t warps = ceil_div(t.pieces, 32 * kPieces);
+  t.cluster = static_cast<int>(std::min<std::int64_t>(kMaxCluster, ceil_div(warps * 32, kBlockThreads)));
+  const std::int64_t block_warps = std::min<std::int64_t>(kBlockThreads / 32, ceil_div(warps, t.cluster));
+  t.row_threads = static_cast<int>(32 * block_warps * t.cluster);
+  t.pieces_per_thread = static_cast<int>(ceil_div(t.pieces, t.row_threads));
+  t.rows_per_block = 1;
+  t.threads = t.row_threads / t.cluster;
+  t.blocks = rows * t.cluster;
+  t.stage_bytes = static_cast<std::uint32_t>(t.threads) * t.pieces_per_thread * slot_bytes;
+  return t;
+}
 }  // namespace
 
 SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward,
-                                    const Tuning& tuning) {
+                                    const Tuning& tuning, int mask_bytes) {
   const int kDataRegisters = tuning.row_registers ? tuning.row_registers : kDefaultDataRegisters;
   if (L < 1 || L > kMaxSoftmaxRow)
     throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} is not supported; allowed: 1 … {}", L, kMaxSoftmaxRow),
@@ -30,6 +47,13 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   // threads with one multi-warp row each unless the row needs 257 … 512 threads (a cluster
   // of two would cost more) — 49 % → 96 % of the copy bandwidth at L = 5120 float32.
   const int piece_bytes = t.vec * static_cast<int>(element_size(dtype));
+  const int mask_piece_bytes = t.vec * mask_bytes;
+  // Staged (the forward's pieces through shared memory, templates/softmax.cuh): 16-bit rows
+  // of ≥ 2048 pieces (L ≥ 16384) by default, where holding the row as float32 registers left
+  // too few bytes in flight (58–80 % of the copy bandwidth); cp.async moves 4, 8 or 16 bytes.
+  const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
+  t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2 : element_size(dtype) == 2 && t.pieces >= 2048);
+  if (t.staged) return staged_tiling(t, rows, piece_bytes + mask_piece_bytes);
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and
   // dy (a piece narrower than 4 bytes still takes a register).

@@ -22,6 +22,8 @@ struct SoftmaxRowTiling {
   int rows_per_block = 1;     ///< 1 when cluster > 1
   int threads = 32;           ///< per block
   std::int64_t blocks = 1;    ///< grid.x
+  bool staged = false;        ///< forward: pieces copied through shared memory (cp.async), not held in registers
+  std::uint32_t stage_bytes = 0;  ///< staged: dynamic shared memory per block
 };
 
 /// Longest row the tiling supports: 8 blocks × 512 threads × 32 values (the float32
@@ -31,8 +33,10 @@ constexpr std::int64_t kMaxSoftmaxRow = 131072;
 /// The forward's tiling (≤ 32 float32 values per thread) or the backward's (≤ 32 registers
 /// of raw y and dy pieces: 16 values of each in float32, up to 32 in float16/bfloat16).
 /// Throws Error(invalid_problem) when L is outside 1 … kMaxSoftmaxRow.
-/// `tuning` (Tuning::row_*; 0 = the defaults 4, 32, 512) overrides the thread layout.
+/// `tuning` (Tuning::row_*; 0 = the defaults 4, 32, 512) overrides the thread layout;
+/// `mask_bytes` (forward: 0 none, 1 boolean, else the additive mask's element size) sizes
+/// a staged row's shared memory.
 SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, bool backward = false,
-                                    const Tuning& tuning = {});
+                                    const Tuning& tuning = {}, int mask_bytes = 0);
 
 }  // namespace bandjit

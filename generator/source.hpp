@@ -33,9 +33,11 @@ struct Tuning {
   /// in its grid (1, 2, 4, 8, 16).
   int row_waves = 0;
   /// Switches (0: the generator decides, 1: off, 2: on). layer_norm: load the next row while
-  /// this one is reduced; layer_norm_backward: column sums in registers.
+  /// this one is reduced; layer_norm_backward: column sums in registers; softmax forward:
+  /// rows through shared memory (cp.async).
   int row_prefetch = 0;
   int row_register_sums = 0;
+  int row_staged = 0;
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.

@@ -61,6 +61,7 @@ Tuning current_tuning() {
   t.row_waves = config::row_tuning("BANDJIT_ROW_WAVES", {1, 2, 4, 8, 16});
   t.row_prefetch = config::row_switch("BANDJIT_ROW_PREFETCH");
   t.row_register_sums = config::row_switch("BANDJIT_ROW_REGISTER_SUMS");
+  t.row_staged = config::row_switch("BANDJIT_ROW_STAGED");
   return t;
 }
 

@@ -221,14 +221,180 @@ __device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
   return lane.m == neg_inf() ? 0.f : exp2_approx((lane.m - row.m) * kLog2e) / row.s;
 }
 
+// Whether piece `piece` of a row holds elements of it (the last thread may hold fewer).
 template <class Cfg>
-__device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typename Cfg::T* y, const void* mask) {
+__device__ __forceinline__ bool piece_in_row(int piece) {
+  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
+}
+
+// Staged rows (kStaged, long 16-bit rows): a thread copies its pieces of x (and of the mask)
+// into its own slots of the block's dynamic shared memory with cp.async, so the bytes in
+// flight are bounded by shared memory (up to 227 KiB an SM) rather than by registers (a
+// 16-bit row held as float32 takes twice its size in registers); then it reads its own
+// slots back — no barrier — once for the maximum, once for Σ e^(v − m), once to write y.
+template <class E>
+__device__ __forceinline__ void copy_async(E* smem, const E* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (sizeof(E) == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(E))));
+#else
+  *smem = *gmem;
+#endif
+}
+__device__ __forceinline__ void copy_async_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+template <class Cfg>
+struct StagedRow {
+  using T = typename Cfg::T;
+  static constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
+  typedef typename RawPiece<sizeof(T) * V>::type Raw;
+  typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
+  Raw* xs;       // [NV][kThreads] pieces of x
+  MaskRaw* ms;   // [NV][kThreads] pieces of the mask, after them
+  i64 row, mask_row;
+  int lane, last_key;
+  bool active;
+  __device__ __forceinline__ StagedRow(void* stage, i64 row_, int lane_, bool active_)
+      : xs(static_cast<Raw*>(stage)), ms(reinterpret_cast<MaskRaw*>(xs + NV * Cfg::kThreads)), row(row_),
+        lane(lane_), active(active_) {
+    const int q = int(row % Q);
+    mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
+    last_key = q + (L - Q);
+  }
+  __device__ __forceinline__ int slot(int e) const { return e * Cfg::kThreads + int(threadIdx.x); }
+  __device__ __forceinline__ int j0(int e) const { return (lane + e * Cfg::kRowThreads) * V; }
+  __device__ __forceinline__ bool in_row(int e) const { return active && piece_in_row<Cfg>(lane + e * Cfg::kRowThreads); }
+  __device__ __forceinline__ bool needed(int e) const { return in_row(e) && !(Cfg::kCausal && j0(e) > last_key); }
+  __device__ __forceinline__ void copy_in(const T* x, const void* mask) {
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      if (!needed(e)) continue;
+      copy_async(xs + slot(e), reinterpret_cast<const Raw*>(x + row * L + j0(e)));
+      if constexpr (Cfg::kMask == kMaskBool)
+        copy_async(ms + slot(e), reinterpret_cast<const MaskRaw*>(static_cast<const unsigned char*>(mask) + mask_row * L + j0(e)));
+      else if constexpr (Cfg::kMask == kMaskAdditive)
+        copy_async(ms + slot(e), reinterpret_cast<const MaskRaw*>(static_cast<const T*>(mask) + mask_row * L + j0(e)));
+    }
+    copy_async_wait_all();
+  }
+  // v = scale·x + mask of piece e, −inf where removed or absent (as load_row_exp).
+  __device__ __forceinline__ void values(int e, float (&v)[V]) const {
+    if (!needed(e)) {
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = neg_inf();
+      return;
+    }
+    const Raw raw = xs[slot(e)];
+    const T* in = reinterpret_cast<const T*>(&raw);
+    if constexpr (Cfg::kMask == kMaskBool) {
+      const MaskRaw mraw = ms[slot(e)];
+      const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
+    } else if constexpr (Cfg::kMask == kMaskAdditive) {
+      const MaskRaw araw = ms[slot(e)];
+      const T* add = reinterpret_cast<const T*>(&araw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = to_float(in[c]) * Cfg::kScale;
+    }
+    if constexpr (Cfg::kCausal) {
+#pragma unroll
+      for (int c = 0; c < V; ++c)
+        if (j0(e) + c > last_key) v[c] = neg_inf();
+    }
+  }
+  // The lane's (max m, Σ e^(v − m)).
+  __device__ __forceinline__ RowStats stats() const {
+    float m = neg_inf();
+#pragma unroll 1  // a piece at a time from shared memory: few registers
+    for (int e = 0; e < NV; ++e) {
+      float v[V];
+      values(e, v);
+#pragma unroll
+      for (int c = 0; c < V; ++c) m = fmaxf(m, v[c]);
+    }
+    const float shift = m == neg_inf() ? 0.f : m;
+    float s = 0.f;
+#pragma unroll 1  // a piece at a time from shared memory: few registers
+    for (int e = 0; e < NV; ++e) {
+      float v[V];
+      values(e, v);
+#pragma unroll
+      for (int c = 0; c < V; ++c) s += exp2_approx((v[c] - shift) * kLog2e);
+    }
+    return {m, s};
+  }
+  // y = e^(v − m) · factor (the same bits as stats() summed).
+  __device__ __forceinline__ void store(T* y, float m, float factor) const {
+    const float shift = m == neg_inf() ? 0.f : m;
+#pragma unroll 1  // a piece at a time from shared memory: few registers
+    for (int e = 0; e < NV; ++e) {
+      if (!in_row(e)) continue;
+      float v[V];
+      values(e, v);
+      Raw raw;
+      T* out = reinterpret_cast<T*>(&raw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx((v[c] - shift) * kLog2e) * factor);
+      store_piece<T, V>(y + row * L + j0(e), raw);
+    }
+  }
+};
+
+template <class Cfg>
+__device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typename Cfg::T* y, const void* mask,
+                                                void* stage = nullptr) {
   constexpr int NV = Cfg::kPiecesPerThread, V = Cfg::kVec, CL = Cfg::kCluster;
   constexpr int RB = Cfg::kRowThreads / CL;  // threads of a row inside one block
   static_assert(CL == 1 || Cfg::kRowsPerBlock == 1, "a cluster row fills its blocks");
   __shared__ RowStats scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
   float v[NV][V];
-  if constexpr (CL == 1 || kClusters) {
+  if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
+    const RowLane<Cfg> at(row_block_rank<CL>());
+    StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
+    r.copy_in(x, mask);
+    const RowStats mine = r.stats();
+    RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+#if defined(BANDJIT_CLUSTERS)
+    __shared__ RowStats staged_slot;
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &staged_slot);
+#endif
+    r.store(y, mine.m, lane_factor(mine, row));
+#if defined(BANDJIT_CLUSTERS)
+    if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
+#endif
+  } else if constexpr (Cfg::kStaged) {
+    // No clusters (before sm_90): the cluster's first block walks the row twice through its
+    // own shared memory, a block's share at a time (the others exit at once).
+    if (blockIdx.x % CL != 0) return;
+    RowStats mine = {neg_inf(), 0.f};
+#pragma unroll 1
+    for (int rank = 0; rank < CL; ++rank) {
+      const RowLane<Cfg> at(rank);
+      StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
+      r.copy_in(x, mask);
+      mine = combine(mine, r.stats());
+    }
+    const RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+#pragma unroll 1
+    for (int rank = 0; rank < CL; ++rank) {
+      const RowLane<Cfg> at(rank);
+      StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
+      r.copy_in(x, mask);
+      const RowStats part = r.stats();
+      r.store(y, part.m, lane_factor(part, row));
+    }
+  } else if constexpr (CL == 1 || kClusters) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
     RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);

@@ -20,11 +20,6 @@ struct GradPieces {
   Raw y[Cfg::kPiecesPerThread], dy[Cfg::kPiecesPerThread];
 };
 
-template <class Cfg>
-__device__ __forceinline__ bool piece_in_row(int piece) {
-  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
-}
-
 // Loads this lane's pieces of y and dy (zeros past the row); returns Σ y · dy over them.
 template <class Cfg>
 __device__ __forceinline__ float load_row_grad(const typename Cfg::T* y, const typename Cfg::T* dy, i64 row, int lane,

@@ -52,11 +52,15 @@ std::vector<Tuning> all_tunings() {
   for (int pieces : {0, 1, 2, 4, 8})
     for (int registers : {0, 16, 32, 64})
       for (int block : {0, 128, 256, 512, 1024})
-        for (int waves : {0, 1, 2, 4, 8, 16}) {
-          Tuning t;
-          t.row_pieces = pieces, t.row_registers = registers, t.row_block_threads = block, t.row_waves = waves;
-          out.push_back(t);
-        }
+        for (int waves : {0, 1, 2, 4, 8, 16})
+          for (int prefetch : {0, 1, 2})
+            for (int sums : {0, 1, 2}) {
+              if ((prefetch || sums) && waves > 2) continue;  // the switches × fewer grids: keeps the test quick
+              Tuning t;
+              t.row_pieces = pieces, t.row_registers = registers, t.row_block_threads = block, t.row_waves = waves;
+              t.row_prefetch = prefetch, t.row_register_sums = sums;
+              out.push_back(t);
+            }
   return out;
 }
 
@@ -64,14 +68,20 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   const auto t = layer_norm_tiling(rows, hidden, dt, backward, weight, bias, tuning);
   INFO("hidden " << hidden << " dtype " << to_string(dt) << (backward ? " backward" : " forward") << " rows " << rows
                  << " pieces " << tuning.row_pieces << " registers " << tuning.row_registers << " block "
-                 << tuning.row_block_threads << " waves " << tuning.row_waves);
+                 << tuning.row_block_threads << " waves " << tuning.row_waves << " prefetch " << tuning.row_prefetch
+                 << " register sums " << tuning.row_register_sums);
   const int size = static_cast<int>(element_size(dt));
   CHECK(t.vec * t.pieces == hidden);
   CHECK(t.vec * size <= 16);
   CHECK((t.row_threads & (t.row_threads - 1)) == 0);
   CHECK(t.row_threads <= (tuning.row_block_threads ? tuning.row_block_threads : backward ? 1024 : 512));
   if (tuning.row_block_threads) CHECK(t.threads == tuning.row_block_threads);
-  CHECK(t.min_blocks * t.threads == std::max(1024, t.threads));  // ≤ 64 registers a thread
+  // ≤ 64 registers a thread; prefetching ≤ 85 where the block size allows (768 threads an SM).
+  CHECK(t.min_blocks == std::max(1, (t.prefetch ? 768 : 1024) / t.threads));
+  if (t.prefetch) CHECK((t.chunks == 1 && t.cluster_blocks == 1 && tuning.row_prefetch == 2));
+  if (t.register_sums) CHECK((backward && t.chunks == 1 && (weight || bias)));
+  if (tuning.row_prefetch == 1) CHECK_FALSE(t.prefetch);
+  if (tuning.row_register_sums == 1) CHECK_FALSE(t.register_sums);
   const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
   CHECK(slice * t.cluster_blocks == t.pieces);
   CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * t.chunks >= slice);

@@ -19,7 +19,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int ROWS, int L, int H, int Q, int MASK, bool CAUSAL, int V, int R, int NV, int CL, int RPB,
-          int THREADS>
+          int THREADS, bool STAGED = false>
 struct SmCfg {
   using T = T_;
   static constexpr long long kRows = ROWS;
@@ -30,7 +30,10 @@ struct SmCfg {
   static constexpr bool kCausal = CAUSAL;
   static constexpr int kVec = V, kPieces = L / V, kRowThreads = R, kPiecesPerThread = NV;
   static constexpr int kCluster = CL, kRowsPerBlock = RPB, kThreads = THREADS;
+  static constexpr bool kStaged = STAGED;
 };
+
+int mask_bytes_of(int mask, int element_bytes) { return mask == kMaskBool ? 1 : mask == kMaskAdditive ? element_bytes : 0; }
 
 template <class T>
 T* aligned(std::vector<T>& v) {
@@ -38,9 +41,10 @@ T* aligned(std::vector<T>& v) {
 }
 
 template <class Cfg>
-void check_tiling(bool backward) {
-  const SoftmaxRowTiling t = softmax_row_tiling(Cfg::kRows, Cfg::kRowLength,
-                                                std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16, backward);
+void check_tiling(bool backward, const Tuning& tuning) {
+  const SoftmaxRowTiling t =
+      softmax_row_tiling(Cfg::kRows, Cfg::kRowLength, std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16,
+                         backward, tuning, backward ? 0 : mask_bytes_of(Cfg::kMask, sizeof(typename Cfg::T)));
   INFO((backward ? "backward" : "forward") << " tiling");
   REQUIRE(t.vec == Cfg::kVec);
   REQUIRE(t.pieces == Cfg::kPieces);
@@ -49,19 +53,22 @@ void check_tiling(bool backward) {
   REQUIRE(t.cluster == Cfg::kCluster);
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
   REQUIRE(t.threads == Cfg::kThreads);
+  REQUIRE(t.staged == (Cfg::kStaged && !backward));
 }
 
 // Cfg: the forward's tiling; BCfg: the backward's (the same for 16-bit types).
 template <class Cfg, class BCfg = Cfg>
-void run_case(bool in_place) {
+void run_case(bool in_place, const Tuning& tuning = {}) {
   using T = typename Cfg::T;
   constexpr bool f32 = std::is_same_v<T, float>;
   constexpr std::int64_t rows = Cfg::kRows, L = Cfg::kRowLength, Q = Cfg::kQueries, H = Cfg::kHeads;
   INFO("rows " << rows << " L " << L << " mask " << Cfg::kMask << " causal " << Cfg::kCausal << (in_place ? " in place" : ""));
-  check_tiling<Cfg>(false);
-  check_tiling<BCfg>(true);
-  const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16);
-  const SoftmaxRowTiling bt = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, true);
+  check_tiling<Cfg>(false, tuning);
+  check_tiling<BCfg>(true, tuning);
+  const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, false, tuning,
+                                                mask_bytes_of(Cfg::kMask, sizeof(T)));
+  const SoftmaxRowTiling bt = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, true, tuning);
+  std::vector<uint4> stage(t.stage_bytes / 16 + 1);  // a staged forward's dynamic shared memory
 
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -91,7 +98,7 @@ void run_case(bool in_place) {
   const void* mask = Cfg::kMask == kMaskBool ? static_cast<const void*>(removed.data()) : static_cast<const void*>(add);
 
   sim::failures.clear();
-  sim::launch({static_cast<unsigned>(t.blocks), 1, 1}, t.threads, [&] { softmax_forward<Cfg>(x, y, mask); });
+  sim::launch({static_cast<unsigned>(t.blocks), 1, 1}, t.threads, [&] { softmax_forward<Cfg>(x, y, mask, stage.data()); });
   CHECK(sim::failures.empty());
 
   double d2 = 0, r2 = 0;
@@ -166,6 +173,22 @@ TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
   // L = 16388 float32: 3 blocks × 192 threads × 8 pieces; the backward 5 blocks × 224 × 4.
   run_case<SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 576, 8, 3, 1, 192>,
            SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 1120, 4, 5, 1, 224>>(false);
-  // L = 32768 float16: 4 blocks × 256 threads × 4 pieces, causal, in place.
-  run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true);
+  // L = 32768 float16: the forward staged through shared memory, 2 blocks × 256 threads × 8
+  // pieces; the backward 4 blocks × 256 threads × 4 pieces; causal, in place.
+  run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 512, 8, 2, 1, 256, true>,
+           SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true);
+}
+
+TEST_CASE("sim: softmax forward staged through shared memory", "[sim]") {
+  Tuning staged;
+  staged.row_staged = 2;
+  // L = 100 float16 with an additive mask (−inf): 8-byte pieces of x and of the mask.
+  run_case<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 32, 1, 1, 1, 32, true>,
+           SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(false, staged);
+  // L = 768 float16, boolean mask and causal, in place.
+  run_case<SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 1, 32, true>,
+           SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 2, 64>>(true, staged);
+  // L = 5120 float32, additive mask and causal: 5 warps × 8 pieces.
+  run_case<SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 160, 8, 1, 1, 160, true>,
+           SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 320, 4, 1, 1, 320>>(true, staged);
 }
