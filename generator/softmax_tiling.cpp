@@ -48,11 +48,14 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   // of two would cost more) — 49 % → 96 % of the copy bandwidth at L = 5120 float32.
   const int piece_bytes = t.vec * static_cast<int>(element_size(dtype));
   const int mask_piece_bytes = t.vec * mask_bytes;
-  // Staged (the forward's pieces through shared memory, templates/softmax.cuh): 16-bit rows
-  // of ≥ 2048 pieces (L ≥ 16384) by default, where holding the row as float32 registers left
-  // too few bytes in flight (58–80 % of the copy bandwidth); cp.async moves 4, 8 or 16 bytes.
+  // Staged (the forward's pieces through shared memory, templates/softmax.cuh): unmasked
+  // 16-bit rows of ≥ 2048 pieces (L ≥ 16384) by default, where holding the row as float32
+  // registers left too few bytes in flight (H200, bench/results/2026-12-01-issue-7/staged:
+  // L = 16384 80 → 89 %, 65536 58 → 70 %; with a boolean mask 16384 fell 76 → 69–73 %, so
+  // masked rows keep registers). cp.async moves 4, 8 or 16 bytes.
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
-  t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2 : element_size(dtype) == 2 && t.pieces >= 2048);
+  t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2
+                                             : element_size(dtype) == 2 && t.pieces >= 2048 && mask_bytes == 0);
   if (t.staged) return staged_tiling(t, rows, piece_bytes + mask_piece_bytes);
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and

@@ -72,7 +72,7 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
         CHECK(t.stage_bytes == std::uint32_t(t.threads) * t.pieces_per_thread * t.vec * element_size(d));
       else
         CHECK(t.pieces_per_thread * t.vec <= 32);
-      CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 2048 && t.vec * element_size(d) >= 4));
+      CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 2048 && t.vec * element_size(d) >= 4));  // unmasked
       CHECK(t.threads % 32 == 0);
       CHECK(t.threads <= 512);
       CHECK(t.cluster <= 8);
@@ -88,7 +88,10 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 16384, DType::float32).cluster == 1);
   CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 8);   // 8 × 256 threads
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 4);  // staged: 4 × 256 threads × 8 pieces
-  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).stage_bytes == 256 * 8 * (16 + 8));
+  CHECK_FALSE(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).staged);  // masked rows: registers
+  Tuning staged;
+  staged.row_staged = 2;
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, staged, 1).stage_bytes == 256 * 8 * (16 + 8));
   CHECK(softmax_row_tiling(100, 65536, DType::float16, true).cluster == 8);  // 8 × 256
   CHECK(softmax_row_tiling(100, 65536, DType::float32, true).cluster == 4);  // 4 × 1024: 256s would need 16
   CHECK(softmax_row_tiling(100, 5120, DType::float32).threads == 160);       // one 5-warp row per block
@@ -113,10 +116,12 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   json big = megatron();
   big["row_length"] = 65536;
   big["queries"] = 4;
-  const Source staged = find_family("scale_mask_softmax").generate(big);  // 16-bit, L = 65536: staged
-  CHECK(has(staged.text, "__cluster_dims__(4, 1, 1)"));                     // 4 × 256 threads × 8 pieces
+  CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));  // 8 × 256 threads
+  big["mask"] = "none";  // unmasked 16-bit L = 65536: staged through shared memory
+  const Source staged = find_family("scale_mask_softmax").generate(big);
+  CHECK(has(staged.text, "__cluster_dims__(4, 1, 1)"));  // 4 × 256 threads × 8 pieces
   CHECK(has(staged.text, "extern __shared__ uint4 bandjit_stage[];"));
-  CHECK(staged.launch.shared_bytes == 256 * 8 * (16 + 8));                   // x and boolean mask pieces
+  CHECK(staged.launch.shared_bytes == 256 * 8 * 16);
 
   const auto key = [](const char* family, const json& p) { return find_family(family).generate(p).key_fields; };
   json other_mask = megatron(), causal = megatron(), scaled = megatron(), reshaped = megatron();
