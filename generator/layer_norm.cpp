@@ -109,10 +109,10 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln).
   t.prefetch = one_chunk && t.cluster_blocks == 1 && on(tuning.row_prefetch, false);
   // Column sums in registers by default where they take ≤ 16 floats a thread: float32 rows,
-  // and 16-bit rows of ≤ 8 pieces, in blocks of ≤ 512 threads (longer 16-bit rows, and
-  // 1024-thread blocks at 64 registers, then spill on sm_80 and sm_90).
+  // and 16-bit rows of ≤ 8 pieces, in blocks of ≤ 512 threads and no cluster (longer 16-bit
+  // rows, and 1024-thread blocks at 64 registers, then spill on sm_80 and sm_90).
   const bool small_sums = t.pieces_per_thread * t.vec * sums <= 16 && (size == 4 || t.pieces <= 8) &&
-                          t.threads <= 512;
+                          t.threads <= 512 && t.cluster_blocks == 1;  // (clusters: never measured; spill on sm_80)
   t.register_sums = backward && one_chunk && sums > 0 && on(tuning.row_register_sums, small_sums);
   t.shared_bytes = scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:

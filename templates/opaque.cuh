@@ -28,7 +28,6 @@ __device__ __forceinline__ void opaque(unsigned short& r) {
   asm volatile("" : "+h"(r));
 #endif
 }
-__device__ __forceinline__ void opaque(unsigned char&) {}
 
 // p, as a value the compiler cannot see through: loads through it after the call are issued
 // again (from L1) rather than kept in registers since the loads before it.

@@ -188,3 +188,28 @@ TEST_CASE("generator: layer_norm sources take the arguments their parameters ask
   CHECK(names == std::vector<std::string>{"layer_norm", "layer_norm_backward"});
   CHECK(expand_ops("backward", "layer_norm", "") == std::vector<std::string>{"layer_norm_backward"});
 }
+
+TEST_CASE("generator: layer_norm's per-size defaults reach the generated source", "[generator][layer_norm]") {
+  const auto source = [](const char* family, std::int64_t rows, int hidden, const char* dtype) {
+    return find_family(family)
+        .generate({{"rows", rows}, {"hidden", hidden}, {"dtype", dtype}, {"weight", true}, {"bias", true}})
+        .text;
+  };
+  // Backward: prefetch where the pieces are uneven or few, float32 H = 100 with its column
+  // sums in registers; float32 H = 5120 in 512-thread blocks; none for power-of-two rows.
+  const std::string f32_100 = source("layer_norm_backward", 671088, 100, "float32");
+  CHECK(has(f32_100, "kPrefetch = true, kRegisterSums = true"));
+  CHECK(has(f32_100, "__launch_bounds__(256, 3)"));  // 768 threads an SM while prefetching
+  CHECK(has(source("layer_norm_backward", 13107, 5120, "float32"), "kThreads = 512"));
+  CHECK(has(source("layer_norm_backward", 4096, 16384, "float16"), "kPrefetch = false, kRegisterSums = false"));
+  // 16-bit: one piece a thread at H = 32, 32 registers in 256-thread blocks at H = 768.
+  CHECK(has(source("layer_norm_backward", 2097152, 32, "float16"), "kRowThreads = 4, kPiecesPerThread = 1"));
+  CHECK(has(source("layer_norm_backward", 87381, 768, "bfloat16"), "kThreads = 256"));
+  // A cluster row never prefetches (H = 12288 float32: uneven, split over blocks).
+  const std::string cluster = source("layer_norm_backward", 4096, 12288, "float32");
+  CHECK(has(cluster, "kClusterBlocks = 2"));
+  CHECK(has(cluster, "kPrefetch = false"));
+  // Forward: 16-bit rows of ≥ 640 pieces with 32 registers in 256-thread blocks.
+  CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kThreads = 256"));
+  CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kPrefetch = false"));
+}

@@ -22,7 +22,7 @@ TEST_CASE("nvrtc: every layer_norm variant compiles for sm_80 and sm_90 without 
   std::vector<Job> jobs;
   for (const char* arch : {"sm_80", "sm_90"})
     for (const char* family : {"layer_norm", "layer_norm_backward"})
-      for (int hidden : {32, 100, 768, 1024, 2048, 4096, 5120, 16384, 65536})
+      for (int hidden : {32, 100, 768, 1024, 2048, 4096, 5120, 12288, 16384, 65536})
         for (const char* dtype : {"float32", "float16", "bfloat16"})
           for (const char* wb : {R"("weight": true, "bias": true)", R"("weight": false, "bias": false)",
                                  R"("weight": true, "bias": false)"})

@@ -208,7 +208,7 @@ TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]")
   run_forward<LnCfg<float, 65535, false, true, 2, 1, 512, 4, 32, 1, 512, 1>>();
 }
 
-TEST_CASE("sim: layer_norm backward, column sums in shared memory", "[sim]") {
+TEST_CASE("sim: layer_norm backward, column sums in registers or shared memory", "[sim]") {
   run_backward<LnCfg<float, 100, true, true, 45, 4, 16, 2, 1, 16, 256, 1, 1, false, true>>();
   run_backward<LnCfg<__half, 768, false, false, 9, 8, 64, 2, 1, 4, 256, 1>>();
   run_backward<LnCfg<float, 5120, true, false, 3, 4, 1024, 2, 1, 1, 1024, 1>>();
