@@ -27,6 +27,13 @@ int next_pow2(std::int64_t n) {
 
 std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// V: the widest power of two with V · sizeof ≤ 16 bytes that divides H (every piece aligned).
+int piece_vec(int hidden, DType dtype) {
+  int vec = 16 / static_cast<int>(element_size(dtype));
+  while (hidden % vec != 0) vec /= 2;
+  return vec;
+}
+
 // templates/layer_norm.cuh's Shape::kScratch: 2 floats a warp, rounded to 4, and 4 cluster slots.
 std::uint32_t scratch_bytes(int threads) { return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4); }
 
@@ -51,8 +58,7 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
                                   const Tuning& tuning) {
   LayerNormTiling t;
   const int size = static_cast<int>(element_size(dtype));
-  t.vec = 16 / size;
-  while (hidden % t.vec != 0) t.vec /= 2;
+  t.vec = piece_vec(hidden, dtype);
   t.pieces = hidden / t.vec;
   // Pieces a thread aims to hold, and the most it may hold: 32 elements (64 registers at
   // 1024 threads); the backward holds dy and x and keeps 16 of each. Tuning::row_registers
@@ -233,10 +239,8 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 int pieces_of(const json& p) {
-  const int size = static_cast<int>(element_size(dtype_of(p))), hidden = p.at("hidden").get<int>();
-  int vec = 16 / size;
-  while (hidden % vec != 0) vec /= 2;
-  return hidden / vec;
+  const int hidden = p.at("hidden").get<int>();
+  return hidden / piece_vec(hidden, dtype_of(p));
 }
 
 bool any_row_knob(const Tuning& t) {
