@@ -140,40 +140,6 @@ struct RowLane {
   }
 };
 
-// Whether piece `piece` of a row holds elements of it (the last thread may hold fewer).
-template <class Cfg>
-__device__ __forceinline__ bool piece_in_row(int piece) {
-  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
-}
-
-// One piece of x, and of the mask: V bytes (boolean) or V elements of T (additive; unused
-// without a mask), as loaded.
-template <class Cfg>
-using XPiece = typename RawPiece<sizeof(typename Cfg::T) * Cfg::kVec>::type;
-template <class Cfg>
-using MaskPiece = typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(typename Cfg::T)) * Cfg::kVec>::type;
-
-// v = scale·x + mask of one piece: −inf where the boolean mask removes the key, the additive
-// mask added after scaling. The caller removes what lies past the row or the causal limit.
-template <class Cfg>
-__device__ __forceinline__ void scaled_piece(const XPiece<Cfg>& raw, const MaskPiece<Cfg>& mraw,
-                                             float (&v)[Cfg::kVec]) {
-  using T = typename Cfg::T;
-  const T* in = reinterpret_cast<const T*>(&raw);
-  if constexpr (Cfg::kMask == kMaskBool) {
-    const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
-#pragma unroll
-    for (int c = 0; c < Cfg::kVec; ++c) v[c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
-  } else if constexpr (Cfg::kMask == kMaskAdditive) {
-    const T* add = reinterpret_cast<const T*>(&mraw);
-#pragma unroll
-    for (int c = 0; c < Cfg::kVec; ++c) v[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
-  } else {
-#pragma unroll
-    for (int c = 0; c < Cfg::kVec; ++c) v[c] = to_float(in[c]) * Cfg::kScale;
-  }
-}
-
 // Loads this lane's pieces of row `row` as v = (scale · x + mask) · log2(e), −inf at removed
 // keys and past the row; returns the lane's (max, Σ e^(v − max)) and leaves v = e^(v − max),
 // for v = scale·x + mask.
@@ -191,17 +157,27 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
   for (int e = 0; e < NV; ++e) {
     const int piece = lane + e * Cfg::kRowThreads;
     const int j0 = piece * V;
-    const bool in_row = active && piece_in_row<Cfg>(piece);
+    const bool in_row = active && (NV * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces);
     // A piece wholly past the causal limit is not read: it becomes zeros whatever x holds.
     const bool needed = in_row && !(Cfg::kCausal && j0 > last_key);
     const Raw raw = needed ? load_piece<T, V>(x + row * L + j0) : Raw{};
-    MaskPiece<Cfg> mraw{};
-    if constexpr (Cfg::kMask == kMaskBool)
-      mraw = needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0)
-                    : MaskPiece<Cfg>{};
-    else if constexpr (Cfg::kMask == kMaskAdditive)
-      mraw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : MaskPiece<Cfg>{};
-    scaled_piece<Cfg>(raw, mraw, v[e]);
+    const T* in = reinterpret_cast<const T*>(&raw);
+    if constexpr (Cfg::kMask == kMaskBool) {
+      typedef typename RawPiece<V>::type MaskRaw;
+      const MaskRaw mraw =
+          needed ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0) : MaskRaw{};
+      const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
+    } else if constexpr (Cfg::kMask == kMaskAdditive) {
+      const Raw araw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
+      const T* add = reinterpret_cast<const T*>(&araw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[e][c] = to_float(in[c]) * Cfg::kScale;
+    }
 #pragma unroll
     for (int c = 0; c < V; ++c) {
       if (!in_row || (Cfg::kCausal && j0 + c > last_key)) v[e][c] = neg_inf();
@@ -245,6 +221,12 @@ __device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
   return lane.m == neg_inf() ? 0.f : exp2_approx((lane.m - row.m) * kLog2e) / row.s;
 }
 
+// Whether piece `piece` of a row holds elements of it (the last thread may hold fewer).
+template <class Cfg>
+__device__ __forceinline__ bool piece_in_row(int piece) {
+  return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
+}
+
 // Staged rows (kStaged, long 16-bit rows): a thread copies its pieces of x (and of the mask)
 // into its own slots of the block's dynamic shared memory with cp.async, so the bytes in
 // flight are bounded by shared memory (up to 227 KiB an SM) rather than by registers (a
@@ -272,8 +254,8 @@ template <class Cfg>
 struct StagedRow {
   using T = typename Cfg::T;
   static constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
-  typedef XPiece<Cfg> Raw;
-  typedef MaskPiece<Cfg> MaskRaw;
+  typedef typename RawPiece<sizeof(T) * V>::type Raw;
+  typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
   Raw* xs;       // [NV][kThreads] pieces of x
   MaskRaw* ms;   // [NV][kThreads] pieces of the mask, after them
   i64 row, mask_row;
@@ -309,7 +291,22 @@ struct StagedRow {
       for (int c = 0; c < V; ++c) v[c] = neg_inf();
       return;
     }
-    scaled_piece<Cfg>(xs[slot(e)], Cfg::kMask == kMaskNone ? MaskRaw{} : ms[slot(e)], v);
+    const Raw raw = xs[slot(e)];
+    const T* in = reinterpret_cast<const T*>(&raw);
+    if constexpr (Cfg::kMask == kMaskBool) {
+      const MaskRaw mraw = ms[slot(e)];
+      const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
+    } else if constexpr (Cfg::kMask == kMaskAdditive) {
+      const MaskRaw araw = ms[slot(e)];
+      const T* add = reinterpret_cast<const T*>(&araw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
+    } else {
+#pragma unroll
+      for (int c = 0; c < V; ++c) v[c] = to_float(in[c]) * Cfg::kScale;
+    }
     if constexpr (Cfg::kCausal) {
 #pragma unroll
       for (int c = 0; c < V; ++c)
