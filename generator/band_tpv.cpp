@@ -8,7 +8,8 @@ namespace bandjit {
 
 Source generate_band_tpv(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const TpvTiling t = band_tpv_tiling(p, tuning.tile_rows);
+  const TpvTiling t = band_tpv_tiling(p, tuning.tpv_tile_rows ? tuning.tpv_tile_rows : tuning.tile_rows,
+                                      tuning.tpv_slab_rows, tuning.tpv_stages);
   Source s;
   s.family = "band_tpv";
   s.kernel_name = "bandjit_band_tpv";

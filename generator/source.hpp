@@ -38,6 +38,11 @@ struct Tuning {
   int row_prefetch = 0;
   int row_register_sums = 0;
   int row_staged = 0;
+  /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
+  /// flight (2 … 4); 0: the generator decides.
+  int tpv_tile_rows = 0;
+  int tpv_slab_rows = 0;
+  int tpv_stages = 0;
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.

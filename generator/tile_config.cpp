@@ -137,21 +137,27 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals) {
   return t;
 }
 
-TpvTiling band_tpv_tiling(const Problem& p, int tile_rows) {
+TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int stages) {
   TpvTiling t;
   const int es = static_cast<int>(element_size(p.dtype)), v = vec_elems(p.dtype);
   const int nd = static_cast<int>(p.head_dim / 8);
   t.column_parts = ceil_div(nd, 8);  // at most 8 n-tiles (64 columns) of accumulators per warp
-  t.tile_rows = tile_rows ? tile_rows : 64;
+  // 16-bit types with one column part: 128-row tiles, which read each Y row half as often as
+  // 64-row ones (the kernel is bound by L2 traffic; seed problem 40.8 → 35.6 µs, BANDJIT_TPV_TILING
+  // sweep 2026-12-01).
+  // Bands narrower than 128 + 32 − 1 diagonals have no slab wholly inside the band, so they
+  // keep 64-row tiles.
+  const bool wide16 = p.dtype != DType::float32 && t.column_parts == 1 && p.diagonals() >= 128 + 32 - 1;
+  t.tile_rows = tile_rows ? tile_rows : wide16 ? 128 : 64;
   t.threads = 32 * (t.tile_rows / 16) * t.column_parts;
-  t.slab_rows = 32;
+  t.slab_rows = slab_rows ? slab_rows : 32;
   t.stage_ld = round_up(t.tile_rows + v - 1, v);
   t.value_ld = static_cast<int>(p.head_dim) + 8;  // as band_pv: conflict-free B fragments
-  t.stages = p.dtype == DType::float32 ? 3 : 4;
+  t.stages = stages ? stages : p.dtype == DType::float32 ? 3 : 4;
   const auto bytes = [&] {
     return static_cast<std::uint32_t>(t.stages * t.slab_rows * (t.stage_ld + t.value_ld) * es);
   };
-  while (t.stages > 2 && bytes() > kBudgets[1]) --t.stages;
+  while (!stages && t.stages > 2 && bytes() > kBudgets[1]) --t.stages;
   t.shared_bytes = bytes();
   // 16-bit types with one column part: ≤ 85 registers, so six blocks (24 warps) fit an SM
   // and the seed problem's 768 tiles run in one wave. Otherwise ≤ 128 registers. Never more
@@ -159,9 +165,15 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows) {
   // Per-head dilation tables and head_dim 48-style n-tile counts need a few more registers
   // (spills at 80): five blocks (≤ 102) there.
   const bool lean = p.uniform_dilation() && p.head_dim % 32 == 0;
-  const int wanted = p.dtype != DType::float32 && t.column_parts == 1 && t.tile_rows == 64 ? (lean ? 6 : 5)
-                     : t.threads <= 128                                                  ? 4
-                                                                                         : 1;
+  // 128-row tiles (8 warps): three blocks, ≤ 85 registers as well.
+  const bool narrow16 = p.dtype != DType::float32 && t.column_parts == 1;
+  // The interior-slab paths (bands of ≥ TM + KS − 1 diagonals) need a few registers more:
+  // at 80 they spilled with 64-row tiles, so five blocks there.
+  const bool interior = p.window_left + p.window_right >= t.tile_rows + t.slab_rows - 2;
+  const int wanted = narrow16 && t.tile_rows == 64    ? (lean && !interior ? 6 : 5)
+                     : narrow16 && t.tile_rows == 128 ? (lean ? 3 : 2)
+                     : t.threads <= 128               ? 4
+                                                      : 1;
   t.min_blocks = std::max(1, std::min(wanted, static_cast<int>(228 * 1024 / (t.shared_bytes + 1024))));
   t.head_tile_start = head_tile_starts(p, t.tile_rows);
   t.tiles_per_batch = t.head_tile_start.back();

@@ -67,7 +67,8 @@ struct TpvTiling {
   int tiles_per_batch = 0;           ///< grid.x
   std::uint32_t shared_bytes = 0;
 };
-TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0);
+/// slab_rows, stages: overrides (0: the generator decides).
+TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0, int slab_rows = 0, int stages = 0);
 
 /// Prefix sums over the heads of D·tiles_per_residue: the tile index where each head starts.
 std::vector<int> head_tile_starts(const Problem& problem, int tile_rows);

@@ -90,6 +90,28 @@ int row_tuning(const char* name, std::initializer_list<int> allowed) {
   throw Error(ErrorKind::usage, fmt::format("{} = \"{}\"; allowed: {}", name, v, list));
 }
 
+std::array<int, 3> tpv_tiling_override() {
+  const auto v = env("BANDJIT_TPV_TILING");
+  if (v.empty()) return {0, 0, 0};
+  std::array<int, 3> t{};
+  const char* p = v.data();
+  const char* const end = v.data() + v.size();
+  for (int i = 0; i < 3; ++i) {
+    const auto [next, ec] = std::from_chars(p, end, t[i]);
+    const bool sep_ok = i < 2 ? (next < end && *next == ',') : next == end;
+    if (ec != std::errc() || !sep_ok) t = {-1, -1, -1};
+    if (t[0] < 0) break;
+    p = next + 1;
+  }
+  const bool ok = (t[0] == 32 || t[0] == 64 || t[0] == 128) && (t[1] == 32 || t[1] == 64) && t[2] >= 2 && t[2] <= 4;
+  if (!ok)
+    throw Error(ErrorKind::usage,
+                fmt::format("BANDJIT_TPV_TILING = \"{}\"; allowed: TM,KS,STAGES with TM 32, 64 or 128, KS 32 or 64, "
+                            "STAGES 2 to 4",
+                            v));
+  return t;
+}
+
 int row_switch(const char* name) {
   const auto v = env(name);
   if (v.empty()) return 0;

@@ -1,6 +1,8 @@
 // Every environment override bandjit reads, in one place (docs/configuration.md).
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -29,6 +31,9 @@ int tile_diagonals_override();
 /// Row-family tuning from the environment (BANDJIT_ROW_PIECES, BANDJIT_ROW_REGISTERS,
 /// BANDJIT_ROW_BLOCK_THREADS): 0 when unset; Error(usage) for a value outside `allowed`.
 int row_tuning(const char* name, std::initializer_list<int> allowed);
+/// BANDJIT_TPV_TILING = "TM,KS,STAGES": band_tpv's output rows per block (32, 64, 128), band
+/// rows per slab (32, 64) and slabs in flight (2, 3, 4); zeros when unset; else Error(usage).
+std::array<int, 3> tpv_tiling_override();
 /// An on/off measurement switch: 0 unset, 1 for "0" (off), 2 for "1" (on); else Error(usage).
 int row_switch(const char* name);
 /// BANDJIT_REDIS_URL: redis://[[user]:password@]host[:port][/db] of the shared tier;
