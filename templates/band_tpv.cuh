@@ -15,6 +15,13 @@
 //
 // Warps: kTileRows / 16 row groups × kColumnParts column parts; each warp accumulates its 16
 // rows × Dh / kColumnParts columns in registers for the whole band.
+//
+// Instruction count is what limits this kernel (Nsight Compute: 60 % issue-busy, DRAM at a
+// quarter of its peak), so everything per lane that does not change from slab to slab is
+// computed once: slabs start KS rows apart and KS is a multiple of the 16-byte piece, so a
+// segment's phase, a lane's staged pieces and its A-fragment addresses are the same in every
+// slab. Slabs wholly inside the band (all but about two at each end) stage with one
+// cp.async per piece and no checks; the others take the general path.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"
@@ -75,6 +82,40 @@ struct TransposedA {
 };
 #endif
 
+// Per-lane element offsets, from a slab buffer, of the A entries a k-step at kk = 0 reads
+// with no checks (see load_inner): they hold for every slab and every kk, which step in
+// multiples of the piece (so every segment's phase repeats).
+template <class Cfg, class T>
+struct TpvLaneA {
+  int off[2];
+  __device__ __forceinline__ TpvLaneA(const TpvSlab& sl, int u_begin, int tl0) {
+    constexpr int LD = Cfg::kStageLD, V = Vec<T>::kElems;
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+    // 16-bit: u = 2t4 + p (k pairs); float32: u = t4 (one k per register).
+    constexpr int kPair = sizeof(T) == 2 ? 2 : 1;
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      const int kl = kPair * t4 + (kPair == 2 ? p : 0);
+      off[p] = kl * LD + ((sl.m0 + (u_begin + kl) * sl.step) & (V - 1)) + tl0 + g;
+    }
+  }
+};
+
+#if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
+// A fragment of a k-step wholly inside the band: entries at the lane's fixed offsets.
+template <class Cfg, class T>
+__device__ __forceinline__ void load_inner(typename MmaOps<T>::AFrag& a, const T* seg, const TpvLaneA<Cfg, T>& la,
+                                           int kk) {
+  constexpr int LD = Cfg::kStageLD;
+  const T* p0 = seg + kk * LD + la.off[0];
+  const T* p1 = seg + kk * LD + la.off[1];
+  a.r[0] = TransposedA<T>::pack(p0[0], p1[0]);                    // row g,     u = 2t4, 2t4 + 1
+  a.r[1] = TransposedA<T>::pack(p0[8], p1[8]);                    // row g + 8
+  a.r[2] = TransposedA<T>::pack(p0[8 * LD], p1[8 * LD]);          // row g,     u + 8
+  a.r[3] = TransposedA<T>::pack(p0[8 * LD + 8], p1[8 * LD + 8]);  // row g + 8, u + 8
+}
+#endif
+
 template <>
 struct TransposedA<float> {
   template <class Cfg, bool kChecked>
@@ -98,6 +139,58 @@ struct TransposedA<float> {
         }
         MmaOps<float>::split(x, a.big[2 * q + h], a.small[2 * q + h]);
       }
+    }
+  }
+};
+
+template <class Cfg>
+__device__ __forceinline__ void load_inner(MmaOps<float>::AFrag& a, const float* seg, const TpvLaneA<Cfg, float>& la,
+                                           int kk) {
+  constexpr int LD = Cfg::kStageLD;
+  const float* p = seg + kk * LD + la.off[0];
+#pragma unroll
+  for (int q = 0; q < 2; ++q)    // k = t4, t4 + 4
+#pragma unroll
+    for (int h = 0; h < 2; ++h)  // rows g, g + 8
+      MmaOps<float>::split(p[4 * q * LD + 8 * h], a.big[2 * q + h], a.small[2 * q + h]);
+}
+
+// A lane's share of an interior slab (every row u staged whole, all inside the band): the
+// block's threads split into KS row groups of TPR lanes; lane `sub` of row ul copies the
+// row's pieces sub, sub + TPR, … of X's segment and of Y's row. Every piece but the row's
+// last is a whole 16 bytes of the segment; the last holds its `mis` final elements.
+template <class Cfg, class T>
+struct TpvLaneStage {
+  static constexpr int KS = Cfg::kSlabRows, THREADS = Cfg::kThreads, V = Vec<T>::kElems, TM = Cfg::kTileRows;
+  static constexpr int TPR = THREADS / KS, PIECES = Cfg::kStageLD / V, YV = Cfg::kHeadDim / V;
+  static constexpr int XK = ceil_div(PIECES, TPR), YK = ceil_div(YV, TPR);
+  static constexpr bool kUsable = THREADS % KS == 0 && Cfg::kStageLD == TM + V;
+  const T* xs;       // the lane's first X piece in slab 0
+  const T* ys;       // … and Y piece
+  int x_dst, y_dst;  // elements from the slab buffers
+  int last_bytes;    // bytes of the lane's piece in round XK − 1 (0: none)
+  __device__ __forceinline__ TpvLaneStage(const T* x, const T* y, const TpvSlab& sl, int u_begin, i64 x_origin,
+                                          i64 y_origin, i64 x_row_step, i64 y_row_step) {
+    const int ul = threadIdx.x / TPR, sub = threadIdx.x % TPR;
+    const int mis = (sl.m0 + (u_begin + ul) * sl.step) & (V - 1);
+    xs = x + (x_origin + (u_begin + ul) * x_row_step - mis + sub * V);
+    ys = y + (y_origin + (u_begin + ul) * y_row_step + sub * V);
+    x_dst = ul * Cfg::kStageLD + sub * V;
+    y_dst = ul * Cfg::kValueLD + sub * V;
+    const int piece = sub + (XK - 1) * TPR;  // elements mis … mis + TM − 1 are the segment
+    last_bytes = piece < PIECES ? max(0, min(V, mis + TM - piece * V)) * static_cast<int>(sizeof(T)) : 0;
+  }
+  // Slab `s` into the given buffers (x_slab, y_slab: elements between slabs). The caller commits.
+  __device__ __forceinline__ void copy(T* seg, T* ysm, int s, i64 x_slab, i64 y_slab) const {
+    const T* xg = xs + s * x_slab;
+    const T* yg = ys + s * y_slab;
+#pragma unroll
+    for (int k = 0; k + 1 < XK; ++k) cp_async_16_full(seg + x_dst + k * TPR * V, xg + k * TPR * V);
+    if (last_bytes > 0) cp_async_16(seg + x_dst + (XK - 1) * TPR * V, xg + (XK - 1) * TPR * V, last_bytes);
+#pragma unroll
+    for (int k = 0; k < YK; ++k) {
+      if (YV % TPR == 0 || static_cast<int>(threadIdx.x % TPR) + k * TPR < YV)
+        cp_async_16_full(ysm + y_dst + k * TPR * V, yg + k * TPR * V);
     }
   }
 };
@@ -142,15 +235,18 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
                                          typename Cfg::T* __restrict__ z) {
   using T = typename Cfg::T;
   using Ops = MmaOps<T>;
+  using Stage = TpvLaneStage<Cfg, T>;
   constexpr int TM = Cfg::kTileRows, KS = Cfg::kSlabRows, LD = Cfg::kStageLD, LDY = Cfg::kValueLD;
   constexpr int STAGES = Cfg::kStages, DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
   constexpr int V = Vec<T>::kElems, MT = TM / 16, PARTS = Cfg::kColumnParts;
   constexpr int ND = DH / 8, NDW = ceil_div(ND, PARTS);
+  constexpr bool kWholeParts = ND % PARTS == 0;  // every part has NDW n-tiles: no bounds checks
   // float32 sums each slab's tensor-core partial in ordinary float adds (as band_pv): the
   // tensor cores' accumulation would lose float32's 1e-5 over thousands of diagonals.
   constexpr bool kSlabPartials = sizeof(T) == 4;
   static_assert(Cfg::kThreads == 32 * MT * PARTS, "one warp per row group and column part");
   static_assert(KS % Ops::kK == 0 && KS % 16 == 0, "slabs hold whole k-steps");
+  static_assert(KS % V == 0 && Ops::kK % V == 0, "slabs and k-steps keep every segment's phase");
   static_assert(LD % V == 0 && LD >= TM + V - 1, "staged segments hold any phase");
   static_assert((LDY * sizeof(T)) % 16 == 0, "staged Y rows stay 16-byte aligned");
   static_assert(STAGES >= 2, "at least double buffering");
@@ -174,12 +270,41 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   // Phase of segment u: X's element of (row u, diagonal w_l + t0 − u) modulo V. Rows of one
   // residue are D·H (bnhd) or D (bhnd) band rows apart, and the diagonal drops by one per row.
   const i64 row_stride = Cfg::kLayout == kLayoutBNHD ? i64(tc.D) * Cfg::kHeads : i64(tc.D);
-  sl.step = static_cast<int>((row_stride * Cfg::kDiagonals - 1) & (V - 1));
-  sl.m0 = static_cast<int>((row_offset<Cfg>(b, tc.h, tc.r, Cfg::kDiagonals) + WL + tc.t0) & (V - 1));
+  const i64 x_row_step = row_stride * Cfg::kDiagonals - 1, y_row_step = row_stride * DH;
+  sl.step = static_cast<int>(x_row_step & (V - 1));
+  const i64 x_origin = row_offset<Cfg>(b, tc.h, tc.r, Cfg::kDiagonals) + WL + tc.t0;  // segment of row u = 0
+  const i64 y_origin = row_offset<Cfg>(b, tc.h, tc.r, DH);
+  sl.m0 = static_cast<int>(x_origin & (V - 1));
+  const Stage lane_stage(x, y, sl, u_begin, x_origin, y_origin, x_row_step, y_row_step);
 
   const int tl0 = 16 * mt;       // the warp's first tile row
   const int tg = tc.t0 + tl0;    // … as a sub-sequence index
   const bool has_rows = tg < tc.len;
+  const TpvLaneA<Cfg, T> lane_a(sl, u_begin, tl0);
+
+  // Slab s covers rows u0 = u_begin + s·KS …; it is interior when every row is staged whole
+  // and lies inside the band of every tile row: u0 ≥ t0 + TM − 1 − w_r, u0 + KS − 1 ≤ t0 + w_l.
+  // Interior slabs are the contiguous range [s_lo, s_hi).
+  const int s_lo = max(0, ceil_div(max(0, tc.t0 + TM - 1 - WR - u_begin), KS));
+  const int s_hi = min(slabs, min(sl.u_end - KS - u_begin, tc.t0 + WL - KS + 1 - u_begin) < 0
+                                  ? 0
+                                  : min(sl.u_end - KS - u_begin, tc.t0 + WL - KS + 1 - u_begin) / KS + 1);
+  const i64 x_slab = KS * x_row_step, y_slab = KS * y_row_step;
+  // A band narrower than TM + KS − 1 diagonals has no interior slab: leave the fast paths
+  // out of the kernel (their registers made the narrow bands' kernels spill).
+  constexpr bool kInterior = Stage::kUsable && WL + WR >= TM + KS - 2;
+  auto stage = [&](int s_index) {
+    const int buf = s_index % STAGES;
+    T* seg = sSeg + buf * KS * LD;
+    T* ysm = sY + buf * KS * LDY;
+    if (kInterior && s_index >= s_lo && s_index < s_hi) {
+      lane_stage.copy(seg, ysm, s_index, x_slab, y_slab);
+    } else {
+      TpvSlab at = sl;
+      at.u0 = u_begin + s_index * KS;
+      stage_tpv_slab<Cfg>(seg, ysm, x, y, b, tc, at);
+    }
+  };
 
   float acc[NDW][4];
 #pragma unroll
@@ -187,27 +312,16 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < slabs) {
-      TpvSlab at = sl;
-      at.u0 = u_begin + s * KS;
-      stage_tpv_slab<Cfg>(sSeg + s * KS * LD, sY + s * KS * LDY, x, y, b, tc, at);
-    }
+    if (s < slabs) stage(s);
     cp_async_commit();
   }
 
+#pragma unroll 1
   for (int it = 0; it < slabs; ++it) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // slab `it` landed everywhere; the buffer of slab it − 1 is free
-    {
-      const int next = it + STAGES - 1;
-      if (next < slabs) {
-        TpvSlab at = sl;
-        at.u0 = u_begin + next * KS;
-        const int buf = next % STAGES;
-        stage_tpv_slab<Cfg>(sSeg + buf * KS * LD, sY + buf * KS * LDY, x, y, b, tc, at);
-      }
-      cp_async_commit();
-    }
+    if (it + STAGES - 1 < slabs) stage(it + STAGES - 1);
+    cp_async_commit();
     if (!has_rows) continue;
     const int buf = it % STAGES;
     const T* seg = sSeg + buf * KS * LD;
@@ -215,6 +329,28 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     TpvSlab cur = sl;
     cur.u0 = u_begin + it * KS;
 
+    // sum += A · (rows kk … kk + kK − 1 of the staged Y, the warp's columns).
+    auto mul_b_row = [&](float(&sum)[NDW][4], const typename Ops::AFrag& a, const T* ys_, int kk) {
+      constexpr bool kPairs = sizeof(T) == 2;
+#pragma unroll
+      for (int n = 0; n < NDW; n += kPairs ? 2 : 1) {
+        const int nd = part * NDW + n;
+        if constexpr (kPairs) {
+          if (n + 1 < NDW && (kWholeParts || nd + 1 < ND)) {
+            typename Ops::BFrag b0, b1;
+            Ops::load_b_kn_x2(b0, b1, ys_, LDY, kk, 8 * nd);
+            Ops::mma(sum[n], a, b0);
+            Ops::mma(sum[n + 1], a, b1);
+            continue;
+          }
+        }
+        if (kWholeParts || nd < ND) {
+          typename Ops::BFrag bf;
+          Ops::load_b_kn(bf, ys_, LDY, kk, 8 * nd);
+          Ops::mma(sum[n], a, bf);
+        }
+      }
+    };
     // Z += A·Y over the slab's k-steps that meet the warp's band, into `sum`.
     auto slab_product = [&](float(&sum)[NDW][4]) {
 #pragma unroll
@@ -226,21 +362,21 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
         const bool inner = uk >= tg + 15 - WR && uk + Ops::kK - 1 <= tg + WL && uk + Ops::kK <= cur.u_end;
         typename Ops::AFrag a;
         if (inner)
-          TransposedA<T>::template load<Cfg, false>(a, seg, cur, kk, tl0, tg);
+          load_inner<Cfg>(a, seg, lane_a, kk);
         else
           TransposedA<T>::template load<Cfg, true>(a, seg, cur, kk, tl0, tg);
-#pragma unroll
-        for (int n = 0; n < NDW; ++n) {
-          const int nd = part * NDW + n;
-          if (nd < ND) {
-            typename Ops::BFrag bf;
-            Ops::load_b_kn(bf, ys, LDY, kk, 8 * nd);
-            Ops::mma(sum[n], a, bf);
-          }
-        }
+        mul_b_row(sum, a, ys, kk);
       }
     };
-    if constexpr (kSlabPartials) {
+    if (kInterior && !kSlabPartials && it >= s_lo && it < s_hi) {
+      // Interior: every k-step is inside the band for every row of the tile.
+#pragma unroll
+      for (int kk = 0; kk < KS; kk += Ops::kK) {
+        typename Ops::AFrag a;
+        load_inner<Cfg>(a, seg, lane_a, kk);
+        mul_b_row(acc, a, ys, kk);
+      }
+    } else if constexpr (kSlabPartials) {
       float part_acc[NDW][4];
 #pragma unroll
       for (int n = 0; n < NDW; ++n) part_acc[n][0] = part_acc[n][1] = part_acc[n][2] = part_acc[n][3] = 0.f;
@@ -258,7 +394,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
 #pragma unroll
   for (int n = 0; n < NDW; ++n) {
     const int nd = part * NDW + n;
-    if (nd >= ND) continue;
+    if (!kWholeParts && nd >= ND) continue;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int t = tg + g + 8 * h;

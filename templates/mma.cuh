@@ -70,6 +70,15 @@ template <class T> struct Mma16Base {
     const T* p = s + (n0 + (lane_id() & 7)) * ld + k0 + 8 * (lane_id() >> 3);
     ldsm_x4(smem_addr(p), b0.r[0], b0.r[1], b1.r[0], b1.r[1]);
   }
+  // Two B fragments (n-tiles n0 and n0 + 8) of a row-major [k][n] tile with one
+  // ldmatrix.x4.trans: lanes 0–15 address rows k0 … k0+15 at column n0, lanes 16–31 the
+  // same rows at n0 + 8. Rows must start on 16-byte boundaries.
+  static __device__ __forceinline__ void load_b_kn_x2(BFrag& b0, BFrag& b1, const T* s, int ld, int k0, int n0) {
+    const T* p = s + (k0 + (lane_id() & 15)) * ld + n0 + 8 * (lane_id() >> 4);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(b0.r[0]), "=r"(b0.r[1]), "=r"(b1.r[0]), "=r"(b1.r[1])
+                 : "r"(smem_addr(p)));
+  }
   // B (16 x 8) from a row-major [k][n] tile (V of P·V), through ldmatrix.trans.
   // Rows must start on 16-byte boundaries.
   static __device__ __forceinline__ void load_b_kn(BFrag& b, const T* s, int ld, int k0, int n0) {

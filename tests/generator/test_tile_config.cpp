@@ -123,7 +123,8 @@ TEST_CASE("tiling: band_tpv's warps, segments and shared memory", "[tiling]") {
         const TpvTiling t = band_tpv_tiling(make(5000, 300, 20, {1}, dt, dh), tile_rows);
         INFO("dtype " << to_string(dt) << " head_dim " << dh << " tile_rows " << tile_rows);
         const int v = 16 / static_cast<int>(element_size(dt));
-        CHECK(t.tile_rows == (tile_rows ? tile_rows : 64));
+        const bool wide16 = dt != DType::float32 && dh <= 64;  // one column part: 128-row tiles
+        CHECK(t.tile_rows == (tile_rows ? tile_rows : wide16 ? 128 : 64));
         CHECK(t.threads == 32 * (t.tile_rows / 16) * t.column_parts);
         CHECK(t.threads <= 1024);
         CHECK((dh / 8 + t.column_parts - 1) / t.column_parts <= 8);  // ≤ 64 accumulator columns per warp
@@ -137,11 +138,16 @@ TEST_CASE("tiling: band_tpv's warps, segments and shared memory", "[tiling]") {
         CHECK(t.shared_bytes <= kMaxSharedBytes);
         CHECK(t.min_blocks * (t.shared_bytes + 1024) <= 228u * 1024);  // the promised blocks fit an SM
       }
-  // The seed problem in float16: 768 tiles, six blocks of 36 KiB per SM (one wave on 132 SMs).
+  // The seed problem in float16: 384 tiles of 128 rows, three blocks of 52 KiB per SM (one
+  // wave on 132 SMs); 64-row tiles: 768 tiles, five blocks of 36 KiB.
   const TpvTiling seed = band_tpv_tiling(make(4096, 256, 256, {1}, DType::float16, 64, 12));
-  CHECK(seed.tiles_per_batch == 768);
-  CHECK(seed.min_blocks == 6);
-  CHECK(seed.shared_bytes == 36864);
+  CHECK(seed.tiles_per_batch == 384);
+  CHECK(seed.min_blocks == 3);
+  CHECK(seed.shared_bytes == 53248);
+  const TpvTiling seed64 = band_tpv_tiling(make(4096, 256, 256, {1}, DType::float16, 64, 12), 64);
+  CHECK(seed64.tiles_per_batch == 768);
+  CHECK(seed64.min_blocks == 5);  // a wide band: the interior-slab paths need > 80 registers
+  CHECK(seed64.shared_bytes == 36864);
 }
 
 TEST_CASE("tiling: tuning overrides fit an SM or are refused by name", "[tiling]") {

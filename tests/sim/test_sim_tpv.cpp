@@ -46,7 +46,7 @@ T to_t(double x) {
 }
 
 template <class Cfg>
-void run_case(Problem p, int tile_rows = 0) {
+void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator's default
   using T = typename Cfg::T;
   p.dtype = std::is_same_v<T, float> ? DType::float32 : DType::float16;
   INFO(slug(p));
@@ -171,4 +171,22 @@ TEST_CASE("sim: band_tpv at every k-step alignment of the band's edges", "[sim]"
       band_problem(1, 1, 70, 16, 1, 30, DType::float16, {1}, Layout::bhnd));
   run_case<TpvCfg<float, 1, 1, 70, 16, 9, 22, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 1, 70, 16, 9, 22));
   run_case<TpvCfg<float, 1, 1, 70, 16, 2, 7, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 1, 70, 16, 2, 7));
+}
+
+TEST_CASE("sim: band_tpv interior slabs (the unchecked staging) at odd segment phases", "[sim]") {
+  // bnhd with 2 heads: consecutive rows of a head are 2·C − 1 elements apart, an odd step, so
+  // the staged segments take every phase; the bands are wide enough for whole interior slabs.
+  run_case<TpvCfg<__half, 1, 2, 400, 64, 96, 64, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 2, 400, 64, 96, 64));
+  run_case<TpvCfg<__half, 2, 1, 300, 32, 70, 90, kLayoutBHND, 2, 64, 1, 4>>(
+      band_problem(2, 1, 300, 32, 70, 90, DType::float16, {2}, Layout::bhnd));
+  run_case<TpvCfg<float, 1, 2, 300, 32, 80, 70, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 2, 300, 32, 80, 70));
+}
+
+TEST_CASE("sim: band_tpv float16 at the default tiles: 128 rows, 64 for narrow bands", "[sim]") {
+  // tile_rows 0: the generator's own choice must be the tile of these Cfgs (128 rows from
+  // C ≥ 159 diagonals on).
+  run_case<TpvCfg<__half, 1, 2, 400, 64, 96, 64, kLayoutBNHD, 1, 128, 1, 4>>(band_problem(1, 2, 400, 64, 96, 64), 0);
+  run_case<TpvCfg<__half, 2, 3, 333, 32, 80, 90, kLayoutBHND, 0, 128, 1, 4>>(
+      band_problem(2, 3, 333, 32, 80, 90, DType::float16, {1, 3, 2}, Layout::bhnd), 0);
+  run_case<TpvCfg<__half, 1, 1, 300, 16, 100, 57, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 300, 16, 100, 57), 0);
 }

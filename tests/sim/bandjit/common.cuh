@@ -96,6 +96,7 @@ inline void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   std::memcpy(smem, gmem, static_cast<std::size_t>(src_bytes));
   std::memset(static_cast<char*>(smem) + src_bytes, 0, static_cast<std::size_t>(16 - src_bytes));
 }
+inline void cp_async_16_full(void* smem, const void* gmem) { cp_async_16(smem, gmem, 16); }
 inline void cp_async_commit() {}
 template <int N>
 inline void cp_async_wait() {}

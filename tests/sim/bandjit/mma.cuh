@@ -63,6 +63,11 @@ template <class T> struct Mma16Base {
       b.r[r] = pack(s[k * ld + n0 + g], s[(k + 1) * ld + n0 + g]);
     }
   }
+  // ldmatrix.x4.trans: the fragments of n-tiles n0 and n0 + 8.
+  static void load_b_kn_x2(BFrag& b0, BFrag& b1, const T* s, int ld, int k0, int n0) {
+    load_b_kn(b0, s, ld, k0, n0);
+    load_b_kn(b1, s, ld, k0, n0 + 8);
+  }
   // m16n8k16, row.col: lane (g, t4) holds A[g][2t4..+1], A[g+8][2t4..+1], A[g][2t4+8..+9],
   // A[g+8][2t4+8..+9] and B[2t4..+1][g], B[2t4+8..+9][g].
   static void mma(float c[4], const AFrag& a, const BFrag& b) {
