@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "tools/cli_common.hpp"
 
 int main(int argc, char** argv) {
@@ -19,6 +20,14 @@ int main(int argc, char** argv) {
   bandjit::cli::add_families(app, exit_code);
   bandjit::cli::add_info(app, exit_code);
   bandjit::cli::add_bench(app, exit_code);
+  // A bad tuning knob (BANDJIT_TILE_*, BANDJIT_ROW_*, BANDJIT_TPV_TILING) is a usage error of
+  // the whole command, reported once before any kernel is generated (exit 2), not a failure
+  // of every kernel. Runs after parsing, so --help still works.
+  app.parse_complete_callback([&app] {
+    for (const auto* sub : app.get_subcommands())
+      for (const char* name : {"pregenerate", "warmup", "emit", "check", "bench"})
+        if (sub->get_name() == name) (void)bandjit::current_tuning();
+  });
   // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -34,6 +34,29 @@ TEST_CASE("cli: usage errors exit 2 with a hint", "[cli]") {
   CHECK(run_cli("--help").exit_code == 0);
 }
 
+TEST_CASE("cli: a bad tuning knob is one usage error before any kernel is generated", "[cli]") {
+  test::TempDir dir;
+  const std::string shapes = test::source_path("tests/shapes/three-problems.json");
+  for (const char* knob : {"BANDJIT_ROW_PIECES=3", "BANDJIT_TPV_TILING=128,32", "BANDJIT_TPV_TILING=128,32,5",
+                           "BANDJIT_TPV_TILING=a,b,c", "BANDJIT_TILE_ROWS=48"}) {
+    INFO(knob);
+    const auto r = test::run_command(std::string("env ") + knob + " " + test::cli_path() +
+                                     " pregenerate --arch sm_90 --cache-dir " + dir.path() +
+                                     " --shapes " + shapes);
+    CHECK(r.exit_code == 2);
+    const std::string name = std::string(knob).substr(0, std::string(knob).find('='));
+    CHECK(has(r.output, name));
+    CHECK(has(r.output, "allowed"));
+    CHECK(!has(r.output, "compiled"));  // nothing was generated
+  }
+  // --help still works with a bad knob in the environment.
+  CHECK(test::run_command("env BANDJIT_ROW_PIECES=3 " + test::cli_path() + " pregenerate --help").exit_code == 0);
+  // A good one is accepted.
+  CHECK(test::run_command("env BANDJIT_TPV_TILING=64,32,3 " + test::cli_path() + " emit --problem '" +
+                          std::string(kProblem) + "' --family band_tpv")
+            .exit_code == 0);
+}
+
 TEST_CASE("cli: invalid problems exit 3 naming the file, index and field", "[cli]") {
   test::TempDir dir;
   test::write_text(dir / "bad.json", R"({"name": "bad", "problems": [
