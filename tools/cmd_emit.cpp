@@ -49,6 +49,10 @@ void add_emit(CLI::App& app, int& exit_code) {
       throw Error(ErrorKind::usage, "emit needs --problem JSON or --shapes FILE");
     }
     std::string family = args->family;
+    if (!family.empty() && !args->shapes.empty() && find_family(family).parameter_set != set)
+      throw Error(ErrorKind::invalid_problem,
+                  fmt::format("{} problem {}: {} takes the \"{}\" parameters, not parameter_set = \"{}\"", args->shapes,
+                              args->index, family, find_family(family).parameter_set, set));
     if (family.empty()) {
       const auto in_set = families_of_set(set);
       if (in_set.empty()) throw Error(ErrorKind::invalid_problem, fmt::format("parameter_set \"{}\" has no families", set));

@@ -138,6 +138,14 @@ TEST_CASE("cli: emit prints the generated source", "[cli]") {
   CHECK(run_cli("families --names").output.rfind("band_qk\nband_softmax\nband_pv\nband_tpv\nband_softmax_backward\n", 0) == 0);
 }
 
+TEST_CASE("cli: emit of a family from another parameter set names both sets", "[cli]") {
+  const auto r = run_cli("emit --family softmax --shapes " + test::source_path("tests/shapes/layer-norm.json") +
+                         " --index 0");
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.output, "softmax takes the \"softmax\" parameters, not parameter_set = \"layer_norm\""));
+  CHECK(has(r.output, "layer-norm.json problem 0"));
+}
+
 TEST_CASE("cli: families lists each parameter with its range and default, and each family's arguments", "[cli]") {
   auto r = run_cli("families");
   CHECK(r.exit_code == 0);
