@@ -13,7 +13,7 @@
 namespace bandjit {
 
 #if defined(BANDJIT_CLUSTERS)
-constexpr bool kClusters = true;
+inline constexpr bool kClusters = true;
 
 // Every thread of every block in the cluster arrives; release orders its earlier shared
 // memory writes before the peers' acquire.
@@ -30,7 +30,7 @@ __device__ __forceinline__ float cluster_load(const float* local, int rank) {
   return v;
 }
 #else
-constexpr bool kClusters = false;
+inline constexpr bool kClusters = false;
 #endif
 
 // This block's place among the `blocks` blocks that share one row (0 when a block holds
