@@ -9,7 +9,7 @@ namespace bandjit {
 Source generate_band_tpv(const Problem& p, const Tuning& tuning) {
   validate(p);
   const TpvTiling t = band_tpv_tiling(p, tuning.tpv_tile_rows ? tuning.tpv_tile_rows : tuning.tile_rows,
-                                      tuning.tpv_slab_rows, tuning.tpv_stages);
+                                      tuning.tpv_slab_rows, tuning.tpv_stages, tuning.tpv_row_tiles);
   Source s;
   s.family = "band_tpv";
   s.kernel_name = "bandjit_band_tpv";
@@ -27,6 +27,7 @@ Source generate_band_tpv(const Problem& p, const Tuning& tuning) {
       "  static constexpr int kThreads = {threads};\n"
       "  static constexpr int kTileRows = {tm};\n"
       "  static constexpr int kColumnParts = {parts};\n"
+      "  static constexpr int kRowTilesPerWarp = {mw};\n"
       "  static constexpr int kSlabRows = {ks};\n"
       "  static constexpr int kStages = {stages};\n"
       "  static constexpr int kStageLD = {ld};\n"
@@ -39,7 +40,7 @@ Source generate_band_tpv(const Problem& p, const Tuning& tuning) {
       "}}\n",
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
-      fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows), fmt::arg("parts", t.column_parts),
+      fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows), fmt::arg("parts", t.column_parts), fmt::arg("mw", t.row_tiles_per_warp),
       fmt::arg("ks", t.slab_rows), fmt::arg("stages", t.stages), fmt::arg("ld", t.stage_ld),
       fmt::arg("ldy", t.value_ld), fmt::arg("tile_start", head_tile_start_member(p)), fmt::arg("min_blocks", t.min_blocks),
       fmt::arg("name", s.kernel_name));

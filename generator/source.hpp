@@ -43,6 +43,7 @@ struct Tuning {
   int tpv_tile_rows = 0;
   int tpv_slab_rows = 0;
   int tpv_stages = 0;
+  int tpv_row_tiles = 0;  ///< band_tpv: 16-row m-tiles per warp (1, 2)
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.

@@ -137,7 +137,7 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals) {
   return t;
 }
 
-TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int stages) {
+TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int stages, int row_tiles) {
   TpvTiling t;
   const int es = static_cast<int>(element_size(p.dtype)), v = vec_elems(p.dtype);
   const int nd = static_cast<int>(p.head_dim / 8);
@@ -149,11 +149,15 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   // keep 64-row tiles.
   const bool wide16 = p.dtype != DType::float32 && t.column_parts == 1 && p.diagonals() >= 128 + 32 - 1;
   t.tile_rows = tile_rows ? tile_rows : wide16 ? 128 : 64;
-  t.threads = 32 * (t.tile_rows / 16) * t.column_parts;
+  // Two m-tiles per warp only for 16-bit types (float32's slab partials would double too).
+  t.row_tiles_per_warp = row_tiles && p.dtype != DType::float32 && t.tile_rows % (16 * row_tiles) == 0 ? row_tiles : 1;
+  t.threads = 32 * (t.tile_rows / (16 * t.row_tiles_per_warp)) * t.column_parts;
   t.slab_rows = slab_rows ? slab_rows : 32;
   t.stage_ld = round_up(t.tile_rows + v - 1, v);
   t.value_ld = static_cast<int>(p.head_dim) + 8;  // as band_pv: conflict-free B fragments
-  t.stages = stages ? stages : p.dtype == DType::float32 ? 3 : 4;
+  // Four slabs in flight for every type (float32 64,32,4: 128 µs against 142.9 with three,
+  // BANDJIT_TPV_TILING sweep 2026-12-01), fewer where the shared-memory budget says so.
+  t.stages = stages ? stages : 4;
   const auto bytes = [&] {
     return static_cast<std::uint32_t>(t.stages * t.slab_rows * (t.stage_ld + t.value_ld) * es);
   };
@@ -170,7 +174,9 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   // The interior-slab paths (bands of ≥ TM + KS − 1 diagonals) need a few registers more:
   // at 80 they spilled with 64-row tiles, so five blocks there.
   const bool interior = p.window_left + p.window_right >= t.tile_rows + t.slab_rows - 2;
-  const int wanted = narrow16 && t.tile_rows == 64    ? (lean && !interior ? 6 : 5)
+  // Two m-tiles per warp (twice the accumulators): ≤ 128 registers, four blocks.
+  const int wanted = narrow16 && t.row_tiles_per_warp == 2 ? 4
+                     : narrow16 && t.tile_rows == 64    ? (lean && !interior ? 6 : 5)
                      : narrow16 && t.tile_rows == 128 ? (lean ? 3 : 2)
                      : t.threads <= 128               ? 4
                                                       : 1;

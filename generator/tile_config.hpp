@@ -57,7 +57,8 @@ struct TpvTiling {
   int threads = 128;
   int tile_rows = 64;      ///< TM, a multiple of 16
   int block_rows() const { return tile_rows; }  ///< query rows per block (as BandTiling)
-  int column_parts = 1;    ///< warps per 16-row group, each with Dh / column_parts columns (≤ 64)
+  int column_parts = 1;    ///< warps per row group, each with Dh / column_parts columns (≤ 64)
+  int row_tiles_per_warp = 1;  ///< MW: 16-row m-tiles per warp (a row group is 16·MW rows)
   int slab_rows = 32;      ///< KS: band rows u per pipeline stage
   int stages = 4;          ///< slabs in flight (cp.async groups)
   int stage_ld = 0;        ///< row stride (elements) of a staged X segment: TM + one 16-byte phase
@@ -67,8 +68,9 @@ struct TpvTiling {
   int tiles_per_batch = 0;           ///< grid.x
   std::uint32_t shared_bytes = 0;
 };
-/// slab_rows, stages: overrides (0: the generator decides).
-TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0, int slab_rows = 0, int stages = 0);
+/// slab_rows, stages, row_tiles (m-tiles per warp): overrides (0: the generator decides).
+TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0, int slab_rows = 0, int stages = 0,
+                          int row_tiles = 0);
 
 /// Prefix sums over the heads of D·tiles_per_residue: the tile index where each head starts.
 std::vector<int> head_tile_starts(const Problem& problem, int tile_rows);

@@ -69,7 +69,7 @@ std::vector<MatchedKernel> match_bundle(const Bundle& bundle, const std::string&
     if (m.key.hash != k.key_hash)
       throw Error(ErrorKind::invalid_problem,
                   fmt::format("bundle {}: kernel {} ({} {}) was made by a bandjit build whose generator, templates or "
-                              "tuning (BANDJIT_TILE_ROWS, BANDJIT_TILE_DIAGONALS) differ from this one's (key {} there, {} here); export the "
+                              "tuning (BANDJIT_TILE_*, BANDJIT_ROW_*, BANDJIT_TPV_*) differ from this one's (key {} there, {} here); export the "
                               "bundle again with this build",
                               path, i, k.family, family.slug(family.canonical(k.problem)), k.key_hash.substr(0, 16), m.key.hash.substr(0, 16)),
                   {{"path", path}, {"kernel", std::to_string(i)}});

@@ -66,6 +66,7 @@ Tuning current_tuning() {
   t.tpv_tile_rows = tpv[0];
   t.tpv_slab_rows = tpv[1];
   t.tpv_stages = tpv[2];
+  t.tpv_row_tiles = config::row_tuning("BANDJIT_TPV_ROW_TILES", {1, 2});
   return t;
 }
 

@@ -13,15 +13,18 @@
 // 16-bit types, 3xTF32 m16n8k8 for float32) with no transposed copy. Entries off the band
 // or off the sequence read as 0; only the k-steps at the band's edges pay for that check.
 //
-// Warps: kTileRows / 16 row groups × kColumnParts column parts; each warp accumulates its 16
-// rows × Dh / kColumnParts columns in registers for the whole band.
+// Warps: kTileRows / (16·kRowTilesPerWarp) row groups × kColumnParts column parts; each warp
+// accumulates its 16·kRowTilesPerWarp rows × Dh / kColumnParts columns in registers for the
+// whole band.
 //
-// Instruction count is what limits this kernel (Nsight Compute: 60 % issue-busy, DRAM at a
-// quarter of its peak), so everything per lane that does not change from slab to slab is
-// computed once: slabs start KS rows apart and KS is a multiple of the 16-byte piece, so a
-// segment's phase, a lane's staged pieces and its A-fragment addresses are the same in every
-// slab. Slabs wholly inside the band (all but about two at each end) stage with one
-// cp.async per piece and no checks; the others take the general path.
+// Per-piece index arithmetic once dominated this kernel's instructions, so everything per
+// lane that does not change from slab to slab is computed once: slabs start KS rows apart
+// and KS is a multiple of the 16-byte piece, so a segment's phase, a lane's staged pieces and
+// its A-fragment addresses are the same in every slab. Slabs wholly inside the band (all but
+// the first and last (TM + KS − 1) / KS or so) stage with one cp.async per piece and
+// multiply with no checks; the others take the general path. What limits it now is latency
+// (shared-memory loads of the A fragments, tensor-core dependencies, the barrier per slab):
+// docs/performance.md.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"
@@ -105,10 +108,10 @@ struct TpvLaneA {
 // A fragment of a k-step wholly inside the band: entries at the lane's fixed offsets.
 template <class Cfg, class T>
 __device__ __forceinline__ void load_inner(typename MmaOps<T>::AFrag& a, const T* seg, const TpvLaneA<Cfg, T>& la,
-                                           int kk) {
+                                           int kk, int rows = 0) {
   constexpr int LD = Cfg::kStageLD;
-  const T* p0 = seg + kk * LD + la.off[0];
-  const T* p1 = seg + kk * LD + la.off[1];
+  const T* p0 = seg + kk * LD + la.off[0] + rows;  // rows: the m-tile's offset in the warp
+  const T* p1 = seg + kk * LD + la.off[1] + rows;
   a.r[0] = TransposedA<T>::pack(p0[0], p1[0]);                    // row g,     u = 2t4, 2t4 + 1
   a.r[1] = TransposedA<T>::pack(p0[8], p1[8]);                    // row g + 8
   a.r[2] = TransposedA<T>::pack(p0[8 * LD], p1[8 * LD]);          // row g,     u + 8
@@ -145,9 +148,9 @@ struct TransposedA<float> {
 
 template <class Cfg>
 __device__ __forceinline__ void load_inner(MmaOps<float>::AFrag& a, const float* seg, const TpvLaneA<Cfg, float>& la,
-                                           int kk) {
+                                           int kk, int rows = 0) {
   constexpr int LD = Cfg::kStageLD;
-  const float* p = seg + kk * LD + la.off[0];
+  const float* p = seg + kk * LD + la.off[0] + rows;
 #pragma unroll
   for (int q = 0; q < 2; ++q)    // k = t4, t4 + 4
 #pragma unroll
@@ -238,13 +241,16 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   using Stage = TpvLaneStage<Cfg, T>;
   constexpr int TM = Cfg::kTileRows, KS = Cfg::kSlabRows, LD = Cfg::kStageLD, LDY = Cfg::kValueLD;
   constexpr int STAGES = Cfg::kStages, DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
-  constexpr int V = Vec<T>::kElems, MT = TM / 16, PARTS = Cfg::kColumnParts;
+  // MW m-tiles (16 rows each) per warp: each B fragment feeds MW products, and MW·NDW
+  // independent accumulators hide the tensor cores' latency.
+  constexpr int MW = Cfg::kRowTilesPerWarp, RW = 16 * MW;
+  constexpr int V = Vec<T>::kElems, MT = TM / RW, PARTS = Cfg::kColumnParts;
   constexpr int ND = DH / 8, NDW = ceil_div(ND, PARTS);
   constexpr bool kWholeParts = ND % PARTS == 0;  // every part has NDW n-tiles: no bounds checks
   // float32 sums each slab's tensor-core partial in ordinary float adds (as band_pv): the
   // tensor cores' accumulation would lose float32's 1e-5 over thousands of diagonals.
   constexpr bool kSlabPartials = sizeof(T) == 4;
-  static_assert(Cfg::kThreads == 32 * MT * PARTS, "one warp per row group and column part");
+  static_assert(TM % RW == 0 && Cfg::kThreads == 32 * MT * PARTS, "one warp per row group and column part");
   static_assert(KS % Ops::kK == 0 && KS % 16 == 0, "slabs hold whole k-steps");
   static_assert(KS % V == 0 && Ops::kK % V == 0, "slabs and k-steps keep every segment's phase");
   static_assert(LD % V == 0 && LD >= TM + V - 1, "staged segments hold any phase");
@@ -277,7 +283,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   sl.m0 = static_cast<int>(x_origin & (V - 1));
   const Stage lane_stage(x, y, sl, u_begin, x_origin, y_origin, x_row_step, y_row_step);
 
-  const int tl0 = 16 * mt;       // the warp's first tile row
+  const int tl0 = RW * mt;       // the warp's first tile row
   const int tg = tc.t0 + tl0;    // … as a sub-sequence index
   const bool has_rows = tg < tc.len;
   const TpvLaneA<Cfg, T> lane_a(sl, u_begin, tl0);
@@ -306,9 +312,11 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     }
   };
 
-  float acc[NDW][4];
+  float acc[MW][NDW][4];
 #pragma unroll
-  for (int n = 0; n < NDW; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+  for (int m = 0; m < MW; ++m)
+#pragma unroll
+    for (int n = 0; n < NDW; ++n) acc[m][n][0] = acc[m][n][1] = acc[m][n][2] = acc[m][n][3] = 0.f;
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -329,8 +337,8 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     TpvSlab cur = sl;
     cur.u0 = u_begin + it * KS;
 
-    // sum += A · (rows kk … kk + kK − 1 of the staged Y, the warp's columns).
-    auto mul_b_row = [&](float(&sum)[NDW][4], const typename Ops::AFrag& a, const T* ys_, int kk) {
+    // sum[m] += A[m] · (rows kk … kk + kK − 1 of the staged Y, the warp's columns).
+    auto mul_b_row = [&](float(&sum)[MW][NDW][4], const typename Ops::AFrag(&a)[MW], const T* ys_, int kk) {
       constexpr bool kPairs = sizeof(T) == 2;
 #pragma unroll
       for (int n = 0; n < NDW; n += kPairs ? 2 : 1) {
@@ -339,32 +347,40 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
           if (n + 1 < NDW && (kWholeParts || nd + 1 < ND)) {
             typename Ops::BFrag b0, b1;
             Ops::load_b_kn_x2(b0, b1, ys_, LDY, kk, 8 * nd);
-            Ops::mma(sum[n], a, b0);
-            Ops::mma(sum[n + 1], a, b1);
+#pragma unroll
+            for (int m = 0; m < MW; ++m) {
+              Ops::mma(sum[m][n], a[m], b0);
+              Ops::mma(sum[m][n + 1], a[m], b1);
+            }
             continue;
           }
         }
         if (kWholeParts || nd < ND) {
           typename Ops::BFrag bf;
           Ops::load_b_kn(bf, ys_, LDY, kk, 8 * nd);
-          Ops::mma(sum[n], a, bf);
+#pragma unroll
+          for (int m = 0; m < MW; ++m) Ops::mma(sum[m][n], a[m], bf);
         }
       }
     };
     // Z += A·Y over the slab's k-steps that meet the warp's band, into `sum`.
-    auto slab_product = [&](float(&sum)[NDW][4]) {
+    auto slab_product = [&](float(&sum)[MW][NDW][4]) {
 #pragma unroll
       for (int kk = 0; kk < KS; kk += Ops::kK) {
         const int uk = cur.u0 + kk;
-        // The band of rows tg … tg + 15 spans u in [tg − w_r, tg + 15 + w_l].
-        if (uk + Ops::kK - 1 < tg - WR || uk > tg + 15 + WL) continue;
-        // Inside the band for all 16 rows and all kK rows u, and every row u staged.
-        const bool inner = uk >= tg + 15 - WR && uk + Ops::kK - 1 <= tg + WL && uk + Ops::kK <= cur.u_end;
-        typename Ops::AFrag a;
-        if (inner)
-          load_inner<Cfg>(a, seg, lane_a, kk);
-        else
-          TransposedA<T>::template load<Cfg, true>(a, seg, cur, kk, tl0, tg);
+        // The band of rows tg … tg + RW − 1 spans u in [tg − w_r, tg + RW − 1 + w_l].
+        if (uk + Ops::kK - 1 < tg - WR || uk > tg + RW - 1 + WL) continue;
+        typename Ops::AFrag a[MW];
+#pragma unroll
+        for (int m = 0; m < MW; ++m) {
+          const int tm = tg + 16 * m;
+          // Inside the band for all 16 rows of m-tile m and all kK rows u, every row u staged.
+          const bool inner = uk >= tm + 15 - WR && uk + Ops::kK - 1 <= tm + WL && uk + Ops::kK <= cur.u_end;
+          if (inner)
+            load_inner<Cfg>(a[m], seg, lane_a, kk, 16 * m);
+          else
+            TransposedA<T>::template load<Cfg, true>(a[m], seg, cur, kk, tl0 + 16 * m, tm);
+        }
         mul_b_row(sum, a, ys, kk);
       }
     };
@@ -372,19 +388,25 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
       // Interior: every k-step is inside the band for every row of the tile.
 #pragma unroll
       for (int kk = 0; kk < KS; kk += Ops::kK) {
-        typename Ops::AFrag a;
-        load_inner<Cfg>(a, seg, lane_a, kk);
+        typename Ops::AFrag a[MW];
+#pragma unroll
+        for (int m = 0; m < MW; ++m) load_inner<Cfg>(a[m], seg, lane_a, kk, 16 * m);
         mul_b_row(acc, a, ys, kk);
       }
     } else if constexpr (kSlabPartials) {
-      float part_acc[NDW][4];
+      float part_acc[MW][NDW][4];
 #pragma unroll
-      for (int n = 0; n < NDW; ++n) part_acc[n][0] = part_acc[n][1] = part_acc[n][2] = part_acc[n][3] = 0.f;
+      for (int m = 0; m < MW; ++m)
+#pragma unroll
+        for (int n = 0; n < NDW; ++n)
+          part_acc[m][n][0] = part_acc[m][n][1] = part_acc[m][n][2] = part_acc[m][n][3] = 0.f;
       slab_product(part_acc);
 #pragma unroll
-      for (int n = 0; n < NDW; ++n)
+      for (int m = 0; m < MW; ++m)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) acc[n][e] += part_acc[n][e];
+        for (int n = 0; n < NDW; ++n)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[m][n][e] += part_acc[m][n][e];
     } else {
       slab_product(acc);
     }
@@ -392,17 +414,19 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   cp_async_wait<0>();  // no copy may outlive the block
 
 #pragma unroll
-  for (int n = 0; n < NDW; ++n) {
-    const int nd = part * NDW + n;
-    if (!kWholeParts && nd >= ND) continue;
+  for (int m = 0; m < MW; ++m)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int t = tg + g + 8 * h;
-      if (t >= tc.len) continue;
-      T* dst = z + row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, DH) + 8 * nd + 2 * t4;
-      store_pair(dst, acc[n][2 * h], acc[n][2 * h + 1]);
+    for (int n = 0; n < NDW; ++n) {
+      const int nd = part * NDW + n;
+      if (!kWholeParts && nd >= ND) continue;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int t = tg + 16 * m + g + 8 * h;
+        if (t >= tc.len) continue;
+        T* dst = z + row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, DH) + 8 * nd + 2 * t4;
+        store_pair(dst, acc[m][n][2 * h], acc[m][n][2 * h + 1]);
+      }
     }
-  }
 }
 
 }  // namespace bandjit

@@ -24,7 +24,8 @@ namespace {
 
 // The generated struct Cfg of docs/kernels.md for one problem; sizes from the template
 // arguments, tables from the generator's tiling (checked against it by the test).
-template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int TM, int PARTS, int STAGES>
+template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int TM, int PARTS, int STAGES,
+          int MW = 1>
 struct TpvCfg {
   using T = T_;
   static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = DH, kWindowLeft = WL, kWindowRight = WR;
@@ -34,7 +35,8 @@ struct TpvCfg {
   static inline std::vector<int> per_head_dilation, tile_start;
   static int dilation(int h) { return DIL > 0 ? DIL : per_head_dilation[h]; }
   static int head_tile_start(int h) { return tile_start[h]; }
-  static constexpr int kThreads = 32 * (TM / 16) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = 32;
+  static constexpr int kThreads = 32 * (TM / (16 * MW)) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = 32;
+  static constexpr int kRowTilesPerWarp = MW;
   static constexpr int kStages = STAGES, kValueLD = DH + 8;
   static constexpr int kVec = 16 / sizeof(T);
   static constexpr int kStageLD = (TM + kVec - 1 + kVec - 1) / kVec * kVec;
@@ -50,7 +52,7 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
   using T = typename Cfg::T;
   p.dtype = std::is_same_v<T, float> ? DType::float32 : DType::float16;
   INFO(slug(p));
-  const TpvTiling t = band_tpv_tiling(p, tile_rows);
+  const TpvTiling t = band_tpv_tiling(p, tile_rows, 0, 0, Cfg::kRowTilesPerWarp);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
   REQUIRE(t.column_parts == Cfg::kColumnParts);
@@ -129,7 +131,7 @@ using test::band_problem;
 }  // namespace
 
 TEST_CASE("sim: band_tpv float32, w_l != w_r, bnhd", "[sim]") {
-  run_case<TpvCfg<float, 1, 2, 50, 16, 7, 3, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 2, 50, 16, 7, 3));
+  run_case<TpvCfg<float, 1, 2, 50, 16, 7, 3, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 2, 50, 16, 7, 3));
 }
 
 TEST_CASE("sim: band_tpv float16, per-head dilation, bhnd, two batches", "[sim]") {
@@ -149,7 +151,7 @@ TEST_CASE("sim: band_tpv float16, window_left = 0 and N < 16", "[sim]") {
 }
 
 TEST_CASE("sim: band_tpv float32, two column parts, window >= N/2", "[sim]") {
-  run_case<TpvCfg<float, 1, 1, 77, 80, 12, 40, kLayoutBNHD, 1, 64, 2, 3>>(band_problem(1, 1, 77, 80, 12, 40));
+  run_case<TpvCfg<float, 1, 1, 77, 80, 12, 40, kLayoutBNHD, 1, 64, 2, 4>>(band_problem(1, 1, 77, 80, 12, 40));
 }
 
 TEST_CASE("sim: band_tpv float16, dilation * window >= N, 32-row tiles", "[sim]") {
@@ -169,8 +171,8 @@ TEST_CASE("sim: band_tpv at every k-step alignment of the band's edges", "[sim]"
   run_case<TpvCfg<__half, 1, 1, 70, 16, 17, 15, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 70, 16, 17, 15));
   run_case<TpvCfg<__half, 1, 1, 70, 16, 1, 30, kLayoutBHND, 1, 64, 1, 4>>(
       band_problem(1, 1, 70, 16, 1, 30, DType::float16, {1}, Layout::bhnd));
-  run_case<TpvCfg<float, 1, 1, 70, 16, 9, 22, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 1, 70, 16, 9, 22));
-  run_case<TpvCfg<float, 1, 1, 70, 16, 2, 7, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 1, 70, 16, 2, 7));
+  run_case<TpvCfg<float, 1, 1, 70, 16, 9, 22, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 70, 16, 9, 22));
+  run_case<TpvCfg<float, 1, 1, 70, 16, 2, 7, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 70, 16, 2, 7));
 }
 
 TEST_CASE("sim: band_tpv interior slabs (the unchecked staging) at odd segment phases", "[sim]") {
@@ -179,7 +181,7 @@ TEST_CASE("sim: band_tpv interior slabs (the unchecked staging) at odd segment p
   run_case<TpvCfg<__half, 1, 2, 400, 64, 96, 64, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 2, 400, 64, 96, 64));
   run_case<TpvCfg<__half, 2, 1, 300, 32, 70, 90, kLayoutBHND, 2, 64, 1, 4>>(
       band_problem(2, 1, 300, 32, 70, 90, DType::float16, {2}, Layout::bhnd));
-  run_case<TpvCfg<float, 1, 2, 300, 32, 80, 70, kLayoutBNHD, 1, 64, 1, 3>>(band_problem(1, 2, 300, 32, 80, 70));
+  run_case<TpvCfg<float, 1, 2, 300, 32, 80, 70, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 2, 300, 32, 80, 70));
 }
 
 TEST_CASE("sim: band_tpv float16 at the default tiles: 128 rows, 64 for narrow bands", "[sim]") {
@@ -189,4 +191,23 @@ TEST_CASE("sim: band_tpv float16 at the default tiles: 128 rows, 64 for narrow b
   run_case<TpvCfg<__half, 2, 3, 333, 32, 80, 90, kLayoutBHND, 0, 128, 1, 4>>(
       band_problem(2, 3, 333, 32, 80, 90, DType::float16, {1, 3, 2}, Layout::bhnd), 0);
   run_case<TpvCfg<__half, 1, 1, 300, 16, 100, 57, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(1, 1, 300, 16, 100, 57), 0);
+}
+
+TEST_CASE("sim: band_tpv float16 with two m-tiles per warp", "[sim]") {
+  run_case<TpvCfg<__half, 1, 2, 400, 64, 96, 64, kLayoutBNHD, 1, 128, 1, 4, 2>>(band_problem(1, 2, 400, 64, 96, 64));
+  run_case<TpvCfg<__half, 2, 3, 333, 32, 80, 90, kLayoutBHND, 0, 128, 1, 4, 2>>(
+      band_problem(2, 3, 333, 32, 80, 90, DType::float16, {1, 3, 2}, Layout::bhnd));
+  run_case<TpvCfg<__half, 1, 1, 300, 16, 100, 57, kLayoutBNHD, 1, 64, 1, 4, 2>>(band_problem(1, 1, 300, 16, 100, 57));
+  run_case<TpvCfg<__half, 1, 2, 90, 16, 30, 31, kLayoutBNHD, 0, 64, 1, 4, 2>>(
+      band_problem(1, 2, 90, 16, 30, 31, DType::float16, {4, 1}));
+  run_case<TpvCfg<__half, 1, 1, 13, 16, 0, 5, kLayoutBNHD, 1, 64, 1, 4, 2>>(band_problem(1, 1, 13, 16, 0, 5));
+}
+
+TEST_CASE("sim: band_tpv interior slabs with several column parts", "[sim]") {
+  // head_dim above 64 splits the columns over 2 or 4 warps per row group; the staging lanes
+  // per row (TPR) grow with the block, up to more lanes than pieces (one round, XK = 1).
+  run_case<TpvCfg<__half, 1, 1, 300, 128, 100, 60, kLayoutBNHD, 1, 64, 2, 4>>(band_problem(1, 1, 300, 128, 100, 60));
+  run_case<TpvCfg<float, 1, 1, 300, 128, 100, 60, kLayoutBHND, 1, 64, 2, 4>>(
+      band_problem(1, 1, 300, 128, 100, 60, DType::float32, {1}, Layout::bhnd));
+  run_case<TpvCfg<__half, 1, 1, 200, 256, 70, 50, kLayoutBNHD, 1, 64, 4, 4>>(band_problem(1, 1, 200, 256, 70, 50));
 }
