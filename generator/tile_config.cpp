@@ -163,6 +163,15 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   };
   while (!stages && t.stages > 2 && bytes() > kBudgets[1]) --t.stages;
   t.shared_bytes = bytes();
+  // An override (BANDJIT_TPV_TILING) can ask for more than an SM holds: say so here rather
+  // than let the launch fail with the driver's bare error.
+  if (t.shared_bytes > kMaxSharedBytes)
+    throw Error(ErrorKind::invalid_problem,
+                fmt::format("band_tpv needs {} bytes of shared memory with {} rows per tile, {} rows per slab and {} "
+                            "stages (BANDJIT_TPV_TILING) for head_dim {} {}; at most {} fit an SM: use fewer stages, "
+                            "slab rows or tile rows",
+                            t.shared_bytes, t.tile_rows, t.slab_rows, t.stages, p.head_dim, to_string(p.dtype),
+                            kMaxSharedBytes));
   // 16-bit types with one column part: ≤ 85 registers, so six blocks (24 warps) fit an SM
   // and the seed problem's 768 tiles run in one wave. Otherwise ≤ 128 registers. Never more
   // blocks than the SM's shared memory holds (228 KiB, 1 KiB reserved per block).

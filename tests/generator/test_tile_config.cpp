@@ -166,4 +166,14 @@ TEST_CASE("tiling: tuning overrides fit an SM or are refused by name", "[tiling]
           }
           CHECK(band_pv_tiling(p, rows, diagonals).shared_bytes <= kMaxSharedBytes);
         }
+  // band_tpv: 64,64,4 of a float32 head_dim 256 problem needs 4 × 64 × (68 + 264) × 4 bytes.
+  const Problem wide = make(4096, 256, 256, {1}, DType::float32, 256, 12);
+  try {
+    (void)band_tpv_tiling(wide, 64, 64, 4);
+    FAIL("a band_tpv tiling larger than an SM was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("BANDJIT_TPV_TILING") != std::string::npos);
+    CHECK(std::string(e.what()).find("fit an SM") != std::string::npos);
+  }
+  CHECK(band_tpv_tiling(wide, 64, 32, 2).shared_bytes <= kMaxSharedBytes);
 }
