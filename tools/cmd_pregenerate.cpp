@@ -90,8 +90,9 @@ int run_pregenerate(const PregenerateArgs& args) {
   int evicted = 0;
   for (const auto& r : results)
     if (r.contains("key_hash") && !std::filesystem::exists(cache.path_of(r["key_hash"].get<std::string>()))) ++evicted;
-  std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s{}\n",
+  std::cout << fmt::format("pregenerate: {} kernels: {} compiled, {} loaded from cache, {} failed in {:.1f} s for {}{}\n",
                            jobs.size(), compiled.load(), cached.load(), failed.load(), seconds,
+                           args.arch.empty() ? "this GPU" : args.arch,
                            from_redis ? fmt::format(" ({} of the loaded came from Redis)", from_redis.load()) : "");
   std::cout << fmt::format("pregenerate: cache directory {}\n", cache.dir());
   if (evicted)

@@ -92,6 +92,7 @@ TEST_CASE("cli: pregenerate reports each kernel, then finds them all in the cach
   CHECK(r.exit_code == 0);
   CHECK(has(r.output, "[   1/3] compiled band_qk"));
   CHECK(has(r.output, "3 kernels: 3 compiled, 0 loaded from cache, 0 failed"));
+  CHECK(has(r.output, " s for sm_90"));  // the summary names the target
   CHECK(has(r.output, "pregenerate: cache directory " + dir.path() + "/c"));
   r = test::run_command("BANDJIT_LOG_LEVEL=loud " + std::string(BANDJIT_CLI) + " " + args);
   CHECK(r.exit_code == 2);  // an unknown log level is refused, not read as "off"
