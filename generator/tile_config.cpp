@@ -142,13 +142,12 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   const int es = static_cast<int>(element_size(p.dtype)), v = vec_elems(p.dtype);
   const int nd = static_cast<int>(p.head_dim / 8);
   t.column_parts = ceil_div(nd, 8);  // at most 8 n-tiles (64 columns) of accumulators per warp
+  const bool one_part16 = p.dtype != DType::float32 && t.column_parts == 1;
   // 16-bit types with one column part: 128-row tiles, which read each Y row half as often as
-  // 64-row ones (the kernel is bound by L2 traffic; seed problem 40.8 → 35.6 µs, BANDJIT_TPV_TILING
-  // sweep 2026-12-01).
-  // Bands narrower than 128 + 32 − 1 diagonals have no slab wholly inside the band, so they
-  // keep 64-row tiles.
-  const bool wide16 = p.dtype != DType::float32 && t.column_parts == 1 && p.diagonals() >= 128 + 32 - 1;
-  t.tile_rows = tile_rows ? tile_rows : wide16 ? 128 : 64;
+  // 64-row ones (seed problem 40.8 → 35.6 µs, BANDJIT_TPV_TILING sweep 2026-12-01). Bands
+  // narrower than 128 + 32 − 1 diagonals have no slab wholly inside the band, so they keep
+  // 64-row tiles.
+  t.tile_rows = tile_rows ? tile_rows : one_part16 && p.diagonals() >= 128 + 32 - 1 ? 128 : 64;
   // Two m-tiles per warp only for 16-bit types (float32's slab partials would double too).
   t.row_tiles_per_warp = row_tiles && p.dtype != DType::float32 && t.tile_rows % (16 * row_tiles) == 0 ? row_tiles : 1;
   t.threads = 32 * (t.tile_rows / (16 * t.row_tiles_per_warp)) * t.column_parts;
@@ -172,21 +171,17 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
                             "slab rows or tile rows",
                             t.shared_bytes, t.tile_rows, t.slab_rows, t.stages, p.head_dim, to_string(p.dtype),
                             kMaxSharedBytes));
-  // 16-bit types with one column part: ≤ 85 registers, so six blocks (24 warps) fit an SM
-  // and the seed problem's 768 tiles run in one wave. Otherwise ≤ 128 registers. Never more
-  // blocks than the SM's shared memory holds (228 KiB, 1 KiB reserved per block).
-  // Per-head dilation tables and head_dim 48-style n-tile counts need a few more registers
-  // (spills at 80): five blocks (≤ 102) there.
+  // Blocks per SM the registers must allow, never more than the SM's shared memory holds
+  // (228 KiB, 1 KiB reserved per block). 16-bit types with one column part: 64-row tiles six
+  // (≤ 85 registers), 128-row tiles three (≤ 85); per-head dilation tables and head_dim
+  // 48-style n-tile counts spill at 80, and so do the interior-slab paths (bands of
+  // ≥ TM + KS − 1 diagonals) with 64-row tiles: one block fewer there. Two m-tiles per warp
+  // (twice the accumulators): four blocks, ≤ 128 registers. Otherwise 4 (≤ 128 threads) or 1.
   const bool lean = p.uniform_dilation() && p.head_dim % 32 == 0;
-  // 128-row tiles (8 warps): three blocks, ≤ 85 registers as well.
-  const bool narrow16 = p.dtype != DType::float32 && t.column_parts == 1;
-  // The interior-slab paths (bands of ≥ TM + KS − 1 diagonals) need a few registers more:
-  // at 80 they spilled with 64-row tiles, so five blocks there.
   const bool interior = p.window_left + p.window_right >= t.tile_rows + t.slab_rows - 2;
-  // Two m-tiles per warp (twice the accumulators): ≤ 128 registers, four blocks.
-  const int wanted = narrow16 && t.row_tiles_per_warp == 2 ? 4
-                     : narrow16 && t.tile_rows == 64    ? (lean && !interior ? 6 : 5)
-                     : narrow16 && t.tile_rows == 128 ? (lean ? 3 : 2)
+  const int wanted = one_part16 && t.row_tiles_per_warp == 2 ? 4
+                     : one_part16 && t.tile_rows == 64    ? (lean && !interior ? 6 : 5)
+                     : one_part16 && t.tile_rows == 128 ? (lean ? 3 : 2)
                      : t.threads <= 128               ? 4
                                                       : 1;
   t.min_blocks = std::max(1, std::min(wanted, static_cast<int>(228 * 1024 / (t.shared_bytes + 1024))));

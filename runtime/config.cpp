@@ -96,14 +96,13 @@ std::array<int, 3> tpv_tiling_override() {
   std::array<int, 3> t{};
   const char* p = v.data();
   const char* const end = v.data() + v.size();
-  for (int i = 0; i < 3; ++i) {
+  bool parsed = true;
+  for (int i = 0; i < 3 && parsed; ++i) {  // three integers, separated by commas, nothing else
     const auto [next, ec] = std::from_chars(p, end, t[i]);
-    const bool sep_ok = i < 2 ? (next < end && *next == ',') : next == end;
-    if (ec != std::errc() || !sep_ok) t = {-1, -1, -1};
-    if (t[0] < 0) break;
+    parsed = ec == std::errc() && (i < 2 ? next < end && *next == ',' : next == end);
     p = next + 1;
   }
-  const bool ok = (t[0] == 32 || t[0] == 64 || t[0] == 128) && (t[1] == 32 || t[1] == 64) && t[2] >= 2 && t[2] <= 4;
+  const bool ok = parsed && (t[0] == 32 || t[0] == 64 || t[0] == 128) && (t[1] == 32 || t[1] == 64) && t[2] >= 2 && t[2] <= 4;
   if (!ok)
     throw Error(ErrorKind::usage,
                 fmt::format("BANDJIT_TPV_TILING = \"{}\"; allowed: TM,KS,STAGES with TM 32, 64 or 128, KS 32 or 64, "

@@ -292,9 +292,8 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   // and lies inside the band of every tile row: u0 ≥ t0 + TM − 1 − w_r, u0 + KS − 1 ≤ t0 + w_l.
   // Interior slabs are the contiguous range [s_lo, s_hi).
   const int s_lo = max(0, ceil_div(max(0, tc.t0 + TM - 1 - WR - u_begin), KS));
-  const int s_hi = min(slabs, min(sl.u_end - KS - u_begin, tc.t0 + WL - KS + 1 - u_begin) < 0
-                                  ? 0
-                                  : min(sl.u_end - KS - u_begin, tc.t0 + WL - KS + 1 - u_begin) / KS + 1);
+  const int last_start = min(sl.u_end - KS, tc.t0 + WL - KS + 1) - u_begin;  // of the last interior slab
+  const int s_hi = last_start < 0 ? 0 : min(slabs, last_start / KS + 1);
   const i64 x_slab = KS * x_row_step, y_slab = KS * y_row_step;
   // A band narrower than TM + KS − 1 diagonals has no interior slab: leave the fast paths
   // out of the kernel (their registers made the narrow bands' kernels spill).
