@@ -11,7 +11,7 @@
 // phase, and the row of Y. A[t][u] is element t − t0 of segment u, so A's fragments are read
 // straight from the staged segments and Z += A·Y runs on the tensor cores (m16n8k16 for
 // 16-bit types, 3xTF32 m16n8k8 for float32) with no transposed copy. Entries off the band
-// or off the sequence read as 0; only the k-steps at the band's edges pay for that check.
+// or off the sequence read as 0; only the k-steps at the band's edges pay for that mask.
 //
 // Warps: kTileRows / (16·kRowTilesPerWarp) row groups × kColumnParts column parts; each warp
 // accumulates its 16·kRowTilesPerWarp rows × Dh / kColumnParts columns in registers for the
@@ -22,9 +22,10 @@
 // and KS is a multiple of the 16-byte piece, so a segment's phase, a lane's staged pieces and
 // its A-fragment addresses are the same in every slab. Slabs wholly inside the band (all but
 // the first and last (TM + KS − 1) / KS or so) stage with one cp.async per piece and
-// multiply with no checks; the others take the general path. What limits it now is latency
-// (shared-memory loads of the A fragments, tensor-core dependencies, the barrier per slab):
-// docs/performance.md.
+// multiply with no checks; the others stage the same way, skipping the pieces and rows
+// outside the band, and mask the k-steps a warp's band edge crosses (load_masked). What
+// limits it now is latency (shared-memory loads of the A fragments, tensor-core
+// dependencies, the barrier per slab): docs/performance.md.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"
@@ -42,48 +43,15 @@ struct TpvSlab {
   int step;   // phase advance per row: (row stride of X in elements − 1) mod V
 };
 
-// A fragment of A[t][u] = X[u][w_l + t − u] for the warp's 16 rows (tile rows tl0 … tl0+15,
-// sub-sequence rows tg = t0 + tl0 …) and the k-step of slab rows kk …; kChecked zeroes
-// entries off the band or off the staged rows.
-template <class T>
-struct TransposedA;
-
-#if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
+// Two 16-bit values in one 32-bit register (lo in the low half), as the MMA fragments and
+// paired stores want them.
 template <class T>
 struct TransposedA {
   static __device__ __forceinline__ u32 pack(T lo, T hi) {
     return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
            (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
   }
-  template <class Cfg, bool kChecked>
-  static __device__ __forceinline__ void load(typename MmaOps<T>::AFrag& a, const T* seg, const TpvSlab& sl, int kk,
-                                              int tl0, int tg) {
-    constexpr int LD = Cfg::kStageLD, V = Vec<T>::kElems, WL = Cfg::kWindowLeft, C = Cfg::kDiagonals;
-    const int g = lane_id() >> 2, t4 = lane_id() & 3;
-    const T zero = from_float<T>(0.f);
-    T v[4][2];  // [which u: 2t4, 2t4 + 1, 2t4 + 8, 2t4 + 9][row g, g + 8]
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const int kl = kk + 2 * t4 + (q & 1) + 8 * (q >> 1);
-      const int u = sl.u0 + kl;
-      const T* row = seg + kl * LD + ((sl.m0 + u * sl.step) & (V - 1)) + tl0 + g;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (kChecked) {
-          const int d = WL + tg + g + 8 * h - u;  // diagonal of X's row u
-          v[q][h] = (u < sl.u_end && d >= 0 && d < C) ? row[8 * h] : zero;
-        } else {
-          v[q][h] = row[8 * h];
-        }
-      }
-    }
-    a.r[0] = pack(v[0][0], v[1][0]);  // row g,     k = 2t4, 2t4 + 1
-    a.r[1] = pack(v[0][1], v[1][1]);  // row g + 8, k = 2t4, 2t4 + 1
-    a.r[2] = pack(v[2][0], v[3][0]);  // row g,     k = 2t4 + 8, 2t4 + 9
-    a.r[3] = pack(v[2][1], v[3][1]);  // row g + 8, k = 2t4 + 8, 2t4 + 9
-  }
 };
-#endif
 
 // Per-lane element offsets, from a slab buffer, of the A entries a k-step at kk = 0 reads
 // with no checks (see load_inner): they hold for every slab and every kk, which step in
@@ -117,34 +85,37 @@ __device__ __forceinline__ void load_inner(typename MmaOps<T>::AFrag& a, const T
   a.r[2] = TransposedA<T>::pack(p0[8 * LD], p1[8 * LD]);          // row g,     u + 8
   a.r[3] = TransposedA<T>::pack(p0[8 * LD + 8], p1[8 * LD + 8]);  // row g + 8, u + 8
 }
-#endif
 
-template <>
-struct TransposedA<float> {
-  template <class Cfg, bool kChecked>
-  static __device__ __forceinline__ void load(typename MmaOps<float>::AFrag& a, const float* seg, const TpvSlab& sl,
-                                              int kk, int tl0, int tg) {
-    constexpr int LD = Cfg::kStageLD, V = Vec<float>::kElems, WL = Cfg::kWindowLeft, C = Cfg::kDiagonals;
-    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+// A fragment of a k-step at the band's edge (first row u = uk; the m-tile's first row is tm of
+// the sub-sequence): load_inner's entries, zero where the diagonal d = w_l + t − u leaves
+// [0, C) or row u was not staged (u ≥ u_end). Edge slabs stage only the band's pieces, so
+// those slots hold stale shared memory: the zeros are selected, never multiplied in.
+template <class Cfg, class T>
+__device__ __forceinline__ void load_masked(typename MmaOps<T>::AFrag& a, const T* seg, const TpvLaneA<Cfg, T>& la,
+                                            int kk, int rows, int uk, int tm, int u_end) {
+  constexpr int LD = Cfg::kStageLD, WL = Cfg::kWindowLeft, C = Cfg::kDiagonals;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+  const T* p[2] = {seg + kk * LD + la.off[0] + rows, seg + kk * LD + la.off[1] + rows};
+  const int u_lane = uk + 2 * t4;           // entry q's row: u_lane + du, du = (q & 1) + 8 (q >> 1)
+  const int d_lane = WL + tm + g - u_lane;  // its diagonal for tile row g + 8h: d_lane + 8h − du
+  const T zero = from_float<T>(0.f);
+  T v[4][2];
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {  // a0/a1: k = t4, a2/a3: k = t4 + 4
-      const int kl = kk + t4 + 4 * q;
-      const int u = sl.u0 + kl;
-      const float* row = seg + kl * LD + ((sl.m0 + u * sl.step) & (V - 1)) + tl0 + g;
+  for (int q = 0; q < 4; ++q) {
+    const int du = (q & 1) + 8 * (q >> 1);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {  // rows g, g + 8
-        float x;
-        if (kChecked) {
-          const int d = WL + tg + g + 8 * h - u;
-          x = (u < sl.u_end && d >= 0 && d < C) ? row[8 * h] : 0.f;
-        } else {
-          x = row[8 * h];
-        }
-        MmaOps<float>::split(x, a.big[2 * q + h], a.small[2 * q + h]);
-      }
+    for (int h = 0; h < 2; ++h) {
+      const T x = p[q & 1][8 * (q >> 1) * LD + 8 * h];
+      const int d = d_lane + 8 * h - du;
+      v[q][h] = u_lane + du < u_end && static_cast<unsigned>(d) < static_cast<unsigned>(C) ? x : zero;
     }
   }
-};
+  a.r[0] = TransposedA<T>::pack(v[0][0], v[1][0]);
+  a.r[1] = TransposedA<T>::pack(v[0][1], v[1][1]);
+  a.r[2] = TransposedA<T>::pack(v[2][0], v[3][0]);
+  a.r[3] = TransposedA<T>::pack(v[2][1], v[3][1]);
+}
+#endif
 
 template <class Cfg>
 __device__ __forceinline__ void load_inner(MmaOps<float>::AFrag& a, const float* seg, const TpvLaneA<Cfg, float>& la,
@@ -158,6 +129,24 @@ __device__ __forceinline__ void load_inner(MmaOps<float>::AFrag& a, const float*
       MmaOps<float>::split(p[4 * q * LD + 8 * h], a.big[2 * q + h], a.small[2 * q + h]);
 }
 
+template <class Cfg>
+__device__ __forceinline__ void load_masked(MmaOps<float>::AFrag& a, const float* seg, const TpvLaneA<Cfg, float>& la,
+                                            int kk, int rows, int uk, int tm, int u_end) {
+  constexpr int LD = Cfg::kStageLD, WL = Cfg::kWindowLeft, C = Cfg::kDiagonals;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+  const float* p = seg + kk * LD + la.off[0] + rows;
+  const int u_lane = uk + t4, d_lane = WL + tm + g - u_lane;
+#pragma unroll
+  for (int q = 0; q < 2; ++q)    // k = t4, t4 + 4
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // rows g, g + 8
+      const int d = d_lane + 8 * h - 4 * q;
+      const float x = p[4 * q * LD + 8 * h];
+      const bool valid = u_lane + 4 * q < u_end && static_cast<unsigned>(d) < static_cast<unsigned>(C);
+      MmaOps<float>::split(valid ? x : 0.f, a.big[2 * q + h], a.small[2 * q + h]);
+    }
+}
+
 // A lane's share of an interior slab (every row u staged whole, all inside the band): the
 // block's threads split into KS row groups of TPR lanes; lane `sub` of row ul copies the
 // row's pieces sub, sub + TPR, … of X's segment and of Y's row. Every piece but the row's
@@ -168,14 +157,17 @@ struct TpvLaneStage {
   static constexpr int TPR = THREADS / KS, PIECES = Cfg::kStageLD / V, YV = Cfg::kHeadDim / V;
   static constexpr int XK = ceil_div(PIECES, TPR), YK = ceil_div(YV, TPR);
   static constexpr bool kUsable = THREADS % KS == 0 && Cfg::kStageLD == TM + V;
-  const T* xs;       // the lane's first X piece in slab 0
+  const T* xs;       // the lane's first X piece in the next slab to stage
   const T* ys;       // … and Y piece
   int x_dst, y_dst;  // elements from the slab buffers
   int last_bytes;    // bytes of the lane's piece in round XK − 1 (0: none)
+  int mis;           // the phase of the lane's row (the same in every slab)
+  int u_row;         // the lane's row u in the next slab to stage
   __device__ __forceinline__ TpvLaneStage(const T* x, const T* y, const TpvSlab& sl, int u_begin, i64 x_origin,
                                           i64 y_origin, i64 x_row_step, i64 y_row_step) {
     const int ul = threadIdx.x / TPR, sub = threadIdx.x % TPR;
-    const int mis = (sl.m0 + (u_begin + ul) * sl.step) & (V - 1);
+    u_row = u_begin + ul;
+    mis = (sl.m0 + u_row * sl.step) & (V - 1);
     xs = x + (x_origin + (u_begin + ul) * x_row_step - mis + sub * V);
     ys = y + (y_origin + (u_begin + ul) * y_row_step + sub * V);
     x_dst = ul * Cfg::kStageLD + sub * V;
@@ -183,10 +175,17 @@ struct TpvLaneStage {
     const int piece = sub + (XK - 1) * TPR;  // elements mis … mis + TM − 1 are the segment
     last_bytes = piece < PIECES ? max(0, min(V, mis + TM - piece * V)) * static_cast<int>(sizeof(T)) : 0;
   }
-  // Slab `s` into the given buffers (x_slab, y_slab: elements between slabs). The caller commits.
-  __device__ __forceinline__ void copy(T* seg, T* ysm, int s, i64 x_slab, i64 y_slab) const {
-    const T* xg = xs + s * x_slab;
-    const T* yg = ys + s * y_slab;
+  // Slabs are staged in order: after each, step to the next (x_slab, y_slab: elements between
+  // slabs). Running pointers, not s · x_slab: the 64-bit products cost instructions per slab.
+  __device__ __forceinline__ void next(i64 x_slab, i64 y_slab) {
+    xs += x_slab;
+    ys += y_slab;
+    u_row += KS;
+  }
+  // The next slab into the given buffers. The caller commits.
+  __device__ __forceinline__ void copy(T* seg, T* ysm) const {
+    const T* xg = xs;
+    const T* yg = ys;
 #pragma unroll
     for (int k = 0; k + 1 < XK; ++k) cp_async_16_full(seg + x_dst + k * TPR * V, xg + k * TPR * V);
     if (last_bytes > 0) cp_async_16(seg + x_dst + (XK - 1) * TPR * V, xg + (XK - 1) * TPR * V, last_bytes);
@@ -194,6 +193,33 @@ struct TpvLaneStage {
     for (int k = 0; k < YK; ++k) {
       if (YV % TPR == 0 || static_cast<int>(threadIdx.x % TPR) + k * TPR < YV)
         cp_async_16_full(ysm + y_dst + k * TPR * V, yg + k * TPR * V);
+    }
+  }
+  // Slab `s` where it meets the band's edges or the sequence's end. The lane's row u is staged
+  // only below u_end, and only the pieces holding one of its diagonals in [0, C) (tile rows
+  // lo … hi: elements mis + lo … mis + hi of the staged row), the part past the band's end
+  // zero-filled (it may lie past X's end; a piece's start never lies before X's). Other
+  // slots keep stale data, which load_masked never lets through. Y rows at or past u_end
+  // become zeros: stale or never-written shared memory may hold NaN, and 0 · NaN is NaN.
+  __device__ __forceinline__ void copy_edge(T* seg, T* ysm, int u_end, int t0, const T* y_any) const {
+    const int u = u_row, sub = threadIdx.x % TPR;
+    const bool row_in = u < u_end;
+    const T* xg = xs;
+    const T* yg = ys;
+    if (row_in) {
+      const int rel = u - Cfg::kWindowLeft - t0;  // the tile row whose diagonal is 0
+      const int first = mis + max(0, rel), last = mis + min(TM - 1, rel + Cfg::kDiagonals - 1);
+#pragma unroll
+      for (int k = 0; k < XK; ++k) {
+        const int e = (sub + k * TPR) * V;  // the piece's first element
+        if ((k + 1 < XK || sub + k * TPR < PIECES) && e <= last && e + V > first)
+          cp_async_16(seg + x_dst + k * TPR * V, xg + k * TPR * V, min(V, last + 1 - e) * static_cast<int>(sizeof(T)));
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < YK; ++k) {
+      if (YV % TPR == 0 || sub + k * TPR < YV)
+        cp_async_16(ysm + y_dst + k * TPR * V, row_in ? yg + k * TPR * V : y_any, row_in ? 16 : 0);
     }
   }
 };
@@ -281,7 +307,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   const i64 x_origin = row_offset<Cfg>(b, tc.h, tc.r, Cfg::kDiagonals) + WL + tc.t0;  // segment of row u = 0
   const i64 y_origin = row_offset<Cfg>(b, tc.h, tc.r, DH);
   sl.m0 = static_cast<int>(x_origin & (V - 1));
-  const Stage lane_stage(x, y, sl, u_begin, x_origin, y_origin, x_row_step, y_row_step);
+  Stage lane_stage(x, y, sl, u_begin, x_origin, y_origin, x_row_step, y_row_step);
 
   const int tl0 = RW * mt;       // the warp's first tile row
   const int tg = tc.t0 + tl0;    // … as a sub-sequence index
@@ -295,20 +321,23 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   const int last_start = min(sl.u_end - KS, tc.t0 + WL - KS + 1) - u_begin;  // of the last interior slab
   const int s_hi = last_start < 0 ? 0 : min(slabs, last_start / KS + 1);
   const i64 x_slab = KS * x_row_step, y_slab = KS * y_row_step;
-  // A band narrower than TM + KS − 1 diagonals has no interior slab: leave the fast paths
-  // out of the kernel (their registers made the narrow bands' kernels spill).
+  // A band narrower than TM + KS − 1 diagonals has no interior slab: leave the unchecked
+  // paths out of the kernel (their registers made the narrow bands' kernels spill).
   constexpr bool kInterior = Stage::kUsable && WL + WR >= TM + KS - 2;
   auto stage = [&](int s_index) {
     const int buf = s_index % STAGES;
     T* seg = sSeg + buf * KS * LD;
     T* ysm = sY + buf * KS * LDY;
     if (kInterior && s_index >= s_lo && s_index < s_hi) {
-      lane_stage.copy(seg, ysm, s_index, x_slab, y_slab);
+      lane_stage.copy(seg, ysm);
+    } else if constexpr (Stage::kUsable) {
+      lane_stage.copy_edge(seg, ysm, sl.u_end, tc.t0, y);
     } else {
       TpvSlab at = sl;
       at.u0 = u_begin + s_index * KS;
       stage_tpv_slab<Cfg>(seg, ysm, x, y, b, tc, at);
     }
+    lane_stage.next(x_slab, y_slab);
   };
 
   float acc[MW][NDW][4];
@@ -378,7 +407,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
           if (inner)
             load_inner<Cfg>(a[m], seg, lane_a, kk, 16 * m);
           else
-            TransposedA<T>::template load<Cfg, true>(a[m], seg, cur, kk, tl0 + 16 * m, tm);
+            load_masked<Cfg>(a[m], seg, lane_a, kk, 16 * m, uk, tm, cur.u_end);
         }
         mul_b_row(sum, a, ys, kk);
       }
