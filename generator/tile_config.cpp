@@ -154,9 +154,11 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   t.slab_rows = slab_rows ? slab_rows : 32;
   t.stage_ld = round_up(t.tile_rows + v - 1, v);
   t.value_ld = static_cast<int>(p.head_dim) + 8;  // as band_pv: conflict-free B fragments
-  // Four slabs in flight for every type (float32 64,32,4: 128 µs against 142.9 with three,
-  // BANDJIT_TPV_TILING sweep 2026-12-01), fewer where the shared-memory budget says so.
-  t.stages = stages ? stages : 4;
+  // Four slabs in flight (float32 64,32,4: 128 µs against 142.9 with three, BANDJIT_TPV_TILING
+  // sweep 2026-12-01), three for 128-row tiles of one m-tile per warp (seed float16 31.6 µs
+  // against 33.4 once edge slabs staged per lane; B = 12 the same, 294.7 against 291.7:
+  // bench/results/2026-12-01-issue-4/10-final-record), fewer where shared memory says so.
+  t.stages = stages ? stages : t.tile_rows == 128 && t.row_tiles_per_warp == 1 ? 3 : 4;
   const auto bytes = [&] {
     return static_cast<std::uint32_t>(t.stages * t.slab_rows * (t.stage_ld + t.value_ld) * es);
   };
