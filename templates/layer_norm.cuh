@@ -176,6 +176,23 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
   }
 }
 
+// The write-out loop of both directions: for each chunk k of the row (loaded first when the
+// row takes several, CH > 1), f(e, p) for each of the thread's pieces p < P. It inlines to the
+// loops it replaced (same SASS for every kernel of tests/shapes/layer-norm.json).
+template <class S, int CH, int NV, int P, class Load, class F>
+__device__ __forceinline__ void for_each_piece(int lr, Load& load, F&& f) {
+#pragma unroll 1
+  for (int k = 0; k < CH; ++k) {
+    if (CH > 1) load(k);
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      const int p = S::piece(k, e, lr);
+      if (p >= P) continue;
+      f(e, p);
+    }
+  }
+}
+
 }  // namespace ln
 
 // Each block (cluster) takes kRowIterations row groups of kRowsPerBlock rows in a row: row =
@@ -284,34 +301,27 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     const float rstd = rsqrtf(var / float(H) + Cfg::kEpsilon);
 
     if (active) {  // every thread took part in the reductions
-#pragma unroll 1
-      for (int k = 0; k < CH; ++k) {
-        if (CH > 1) load(k);
+      ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
+        // y overwrites x in raw[e], element by element: no second set of registers.
+        const T* in = reinterpret_cast<const T*>(&raw[e]);
+        T* out = reinterpret_cast<T*>(&raw[e]);
+        const int col = rank * HS + p * V;
 #pragma unroll
-        for (int e = 0; e < NV; ++e) {
-          const int p = S::piece(k, e, lr);
-          if (p >= P) continue;
-          // y overwrites x in raw[e], element by element: no second set of registers.
-          const T* in = reinterpret_cast<const T*>(&raw[e]);
-          T* out = reinterpret_cast<T*>(&raw[e]);
-          const int col = rank * HS + p * V;
+        for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
+          constexpr int Q = ln::kQuad<V>;
+          float w[Q], b[Q];
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col + q, w);
+          if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + col + q, b);
 #pragma unroll
-          for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
-            constexpr int Q = ln::kQuad<V>;
-            float w[Q], b[Q];
-            if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col + q, w);
-            if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + col + q, b);
-#pragma unroll
-            for (int c = 0; c < Q; ++c) {
-              float v = (to_float(in[q + c]) - mean) * rstd;
-              if constexpr (Cfg::kWeight) v *= w[c];
-              if constexpr (Cfg::kBias) v += b[c];
-              out[q + c] = from_float<T>(v);
-            }
+          for (int c = 0; c < Q; ++c) {
+            float v = (to_float(in[q + c]) - mean) * rstd;
+            if constexpr (Cfg::kWeight) v *= w[c];
+            if constexpr (Cfg::kBias) v += b[c];
+            out[q + c] = from_float<T>(v);
           }
-          *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
         }
-      }
+        *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
+      });
       if (lr == 0 && rank == 0) mean_out[row] = mean, rstd_out[row] = rstd;
     }
     if constexpr (PF) {
@@ -458,45 +468,38 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
     {
       // With prefetch, reloaded (L1) rather than kept since the sums; without, ptxas's choice.
       const float* w_again = PF ? opaque_pointer(weight) : weight;
-#pragma unroll 1
-      for (int k = 0; k < CH; ++k) {
-        if (CH > 1) load(k);
+      ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
+        const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);
+        const T* in_x = reinterpret_cast<const T*>(&rx[e]);
+        T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
 #pragma unroll
-        for (int e = 0; e < NV; ++e) {
-          const int p = S::piece(k, e, lr);
-          if (p >= P) continue;
-          const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);
-          const T* in_x = reinterpret_cast<const T*>(&rx[e]);
-          T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
+        for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
+          float w[Q], dxh[Q], d[Q];
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q, w);
 #pragma unroll
-          for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
-            float w[Q], dxh[Q], d[Q];
-            if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q, w);
+          for (int c = 0; c < Q; ++c) {
+            d[c] = to_float(in_dy[q + c]);
+            const float xh = (to_float(in_x[q + c]) - mean) * rstd;
+            const float g = Cfg::kWeight ? d[c] * w[c] : d[c];
+            out[q + c] = from_float<T>(rstd * (g - mean_g - xh * mean_gx));
+            dxh[c] = d[c] * xh;
+          }
+          if constexpr (RS) {
 #pragma unroll
             for (int c = 0; c < Q; ++c) {
-              d[c] = to_float(in_dy[q + c]);
-              const float xh = (to_float(in_x[q + c]) - mean) * rstd;
-              const float g = Cfg::kWeight ? d[c] * w[c] : d[c];
-              out[q + c] = from_float<T>(rstd * (g - mean_g - xh * mean_gx));
-              dxh[c] = d[c] * xh;
+              if constexpr (Cfg::kWeight) reg_w[e][q + c] += dxh[c];
+              if constexpr (Cfg::kBias) reg_b[e][q + c] += d[c];
             }
-            if constexpr (RS) {
-#pragma unroll
-              for (int c = 0; c < Q; ++c) {
-                if constexpr (Cfg::kWeight) reg_w[e][q + c] += dxh[c];
-                if constexpr (Cfg::kBias) reg_b[e][q + c] += d[c];
-              }
-            } else if constexpr (kSharedAcc) {
-              if constexpr (Cfg::kWeight) ln::shared_add<Q>(acc_w + S::slot(p, q), dxh);
-              if constexpr (Cfg::kBias) ln::shared_add<Q>(acc_b + S::slot(p, q), d);
-            } else {
-              if constexpr (Cfg::kWeight) ln::red_add<Q>(dweight + col0 + p * V + q, dxh);
-              if constexpr (Cfg::kBias) ln::red_add<Q>(dbias + col0 + p * V + q, d);
-            }
+          } else if constexpr (kSharedAcc) {
+            if constexpr (Cfg::kWeight) ln::shared_add<Q>(acc_w + S::slot(p, q), dxh);
+            if constexpr (Cfg::kBias) ln::shared_add<Q>(acc_b + S::slot(p, q), d);
+          } else {
+            if constexpr (Cfg::kWeight) ln::red_add<Q>(dweight + col0 + p * V + q, dxh);
+            if constexpr (Cfg::kBias) ln::red_add<Q>(dbias + col0 + p * V + q, d);
           }
-          *reinterpret_cast<Raw*>(dx + at0 + p * V) = rx[e];
         }
-      }
+        *reinterpret_cast<Raw*>(dx + at0 + p * V) = rx[e];
+      });
     }
   }
 
