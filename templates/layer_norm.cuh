@@ -176,9 +176,9 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
   }
 }
 
-// The write-out loop of both directions: for each chunk k of the row (loaded first when the
+// The piece loop of both directions: for each chunk k of the row (loaded first when the
 // row takes several, CH > 1), f(e, p) for each of the thread's pieces p < P. It inlines to the
-// loops it replaced (same SASS for every kernel of tests/shapes/layer-norm.json).
+// instructions of the three loops it replaced (bench/results/2026-12-01-layer-norm-sass-parity).
 template <class S, int CH, int NV, int P, class Load, class F>
 __device__ __forceinline__ void for_each_piece(int lr, Load& load, F&& f) {
 #pragma unroll 1
@@ -430,15 +430,9 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
     }
 
     float sg = 0.f, sgx = 0.f;
-#pragma unroll 1
-    for (int k = 0; k < CH; ++k) {
-      if (CH > 1) load(k);
-#pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const int p = S::piece(k, e, lr);
-        if (p < P) ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, mean, rstd, sg, sgx);
-      }
-    }
+    ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
+      ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, mean, rstd, sg, sgx);
+    });
 #if !defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {  // no clusters: the other slices, read from global memory
       for (int r2 = 0; r2 < CB; ++r2) {
