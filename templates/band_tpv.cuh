@@ -1,6 +1,7 @@
 // bandjit/band_tpv.cuh — Z[i, k] = Σ_j X[s, C − 1 − j] · Y[s, k], s = i + D·(j − w_r), over
 // valid s (SPEC §3.4, the transposed band): row i gathers from every query s whose band
-// holds key i. Slots of X whose key is outside the sequence are never read.
+// holds key i. Slots of X whose key is outside the sequence never reach a stored row of Z
+// (they may be staged, as parts of 16-byte pieces, and feed only rows past the sequence).
 //
 // In one residue sub-sequence (rows i = r + D·t) the sum runs over the rows u = t + j − w_r
 // and reads X[u][w_l + t − u]. So a block owning the output rows t0 … t0 + TM − 1 computes
@@ -147,14 +148,17 @@ __device__ __forceinline__ void load_masked(MmaOps<float>::AFrag& a, const float
     }
 }
 
-// A lane's share of an interior slab (every row u staged whole, all inside the band): the
-// block's threads split into KS row groups of TPR lanes; lane `sub` of row ul copies the
-// row's pieces sub, sub + TPR, … of X's segment and of Y's row. Every piece but the row's
-// last is a whole 16 bytes of the segment; the last holds its `mis` final elements.
+// A lane's share of a slab: the block's threads split into KS row groups of TPR lanes; lane
+// `sub` of row ul copies the row's pieces sub, sub + TPR, … of X's segment and of Y's row.
+// In an interior slab (every row u staged whole, all inside the band) every piece but the
+// row's last is a whole 16 bytes of the segment, the last holds its `mis` final elements;
+// edge slabs take only the band's pieces (copy_edge). Blocks of fewer than KS threads, or
+// not a multiple of it, use stage_tpv_slab instead (kUsable).
 template <class Cfg, class T>
 struct TpvLaneStage {
   static constexpr int KS = Cfg::kSlabRows, THREADS = Cfg::kThreads, V = Vec<T>::kElems, TM = Cfg::kTileRows;
-  static constexpr int TPR = THREADS / KS, PIECES = Cfg::kStageLD / V, YV = Cfg::kHeadDim / V;
+  // TPR ≥ 1 keeps the type well-formed when kUsable is false (it is then never used).
+  static constexpr int TPR = THREADS >= KS ? THREADS / KS : 1, PIECES = Cfg::kStageLD / V, YV = Cfg::kHeadDim / V;
   static constexpr int XK = ceil_div(PIECES, TPR), YK = ceil_div(YV, TPR);
   static constexpr bool kUsable = THREADS % KS == 0 && Cfg::kStageLD == TM + V;
   const T* xs;       // the lane's first X piece in the next slab to stage
@@ -195,7 +199,7 @@ struct TpvLaneStage {
         cp_async_16_full(ysm + y_dst + k * TPR * V, yg + k * TPR * V);
     }
   }
-  // Slab `s` where it meets the band's edges or the sequence's end. The lane's row u is staged
+  // The next slab, where it meets the band's edges or the sequence's end. The lane's row u is staged
   // only below u_end, and only the pieces holding one of its diagonals in [0, C) (tile rows
   // lo … hi: elements mis + lo … mis + hi of the staged row), the part past the band's end
   // zero-filled (it may lie past X's end; a piece's start never lies before X's). Other

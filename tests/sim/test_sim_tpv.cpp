@@ -25,8 +25,10 @@ namespace {
 
 // The generated struct Cfg of docs/kernels.md for one problem; sizes from the template
 // arguments, tables from the generator's tiling (checked against it by the test).
+// KS other than 32 makes the case pass its slab rows and stages to the tiling as overrides
+// (BANDJIT_TPV_TILING).
 template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int TM, int PARTS, int STAGES,
-          int MW = 1>
+          int MW = 1, int KS = 32>
 struct TpvCfg {
   using T = T_;
   static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = DH, kWindowLeft = WL, kWindowRight = WR;
@@ -36,7 +38,7 @@ struct TpvCfg {
   static inline std::vector<int> per_head_dilation, tile_start;
   static int dilation(int h) { return DIL > 0 ? DIL : per_head_dilation[h]; }
   static int head_tile_start(int h) { return tile_start[h]; }
-  static constexpr int kThreads = 32 * (TM / (16 * MW)) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = 32;
+  static constexpr int kThreads = 32 * (TM / (16 * MW)) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = KS;
   static constexpr int kRowTilesPerWarp = MW;
   static constexpr int kStages = STAGES, kValueLD = DH + 8;
   static constexpr int kVec = 16 / sizeof(T);
@@ -53,7 +55,9 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
   using T = typename Cfg::T;
   p.dtype = std::is_same_v<T, float> ? DType::float32 : DType::float16;
   INFO(slug(p));
-  const TpvTiling t = band_tpv_tiling(p, tile_rows, 0, 0, Cfg::kRowTilesPerWarp);
+  constexpr bool kOverride = Cfg::kSlabRows != 32;
+  const TpvTiling t = band_tpv_tiling(p, tile_rows, kOverride ? Cfg::kSlabRows : 0, kOverride ? Cfg::kStages : 0,
+                                      Cfg::kRowTilesPerWarp);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
   REQUIRE(t.column_parts == Cfg::kColumnParts);
@@ -98,11 +102,13 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
   }
   sim::global_ranges = {{gx, n_band * sizeof(T)}, {gy, n_qkv * sizeof(T)}};
   sim::failures.clear();
-  // Shared memory starts as NaN (all-ones bits in every dtype): edge slabs stage only the band's
-  // pieces and must mask the rest, never multiply it in.
-  std::memset(smem, 0xff, sizeof(smem));
-  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads,
-              [&] { band_tpv<Cfg>(gx, gy, gz); });
+  // Every block starts from NaN shared memory (all-ones bits in every dtype): edge slabs stage
+  // only the band's pieces and must mask the rest, never multiply it in.
+  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, [&] {
+    if (threadIdx.x == 0) std::memset(smem, 0xff, sizeof(smem));
+    __syncthreads();
+    band_tpv<Cfg>(gx, gy, gz);
+  });
   for (const auto& f : sim::failures) UNSCOPED_INFO(f);
   CHECK(sim::failures.empty());
 
@@ -214,4 +220,30 @@ TEST_CASE("sim: band_tpv interior slabs with several column parts", "[sim]") {
   run_case<TpvCfg<float, 1, 1, 300, 128, 100, 60, kLayoutBHND, 1, 64, 2, 4>>(
       band_problem(1, 1, 300, 128, 100, 60, DType::float32, {1}, Layout::bhnd));
   run_case<TpvCfg<__half, 1, 1, 200, 256, 70, 50, kLayoutBNHD, 1, 64, 4, 4>>(band_problem(1, 1, 200, 256, 70, 50));
+}
+
+TEST_CASE("sim: band_tpv tiny and odd bands, per-head dilation, both layouts", "[sim]") {
+  run_case<TpvCfg<__half, 2, 1, 1, 16, 0, 0, kLayoutBNHD, 1, 64, 1, 4>>(band_problem(2, 1, 1, 16, 0, 0));  // N = 1, C = 1
+  run_case<TpvCfg<__half, 2, 3, 37, 16, 0, 0, kLayoutBNHD, 0, 64, 1, 4>>(
+      band_problem(2, 3, 37, 16, 0, 0, DType::float16, {1, 2, 5}));
+  run_case<TpvCfg<__half, 2, 3, 201, 48, 33, 0, kLayoutBHND, 0, 64, 1, 4>>(
+      band_problem(2, 3, 201, 48, 33, 0, DType::float16, {1, 2, 3}, Layout::bhnd));
+  run_case<TpvCfg<float, 1, 2, 150, 48, 0, 41, kLayoutBNHD, 1, 64, 1, 4>>(
+      band_problem(1, 2, 150, 48, 0, 41, DType::float32));
+}
+
+TEST_CASE("sim: band_tpv tiling overrides: 64-row slabs and the general staging", "[sim]") {
+  run_case<TpvCfg<__half, 1, 2, 300, 64, 70, 50, kLayoutBNHD, 1, 32, 1, 4, 1, 64>>(band_problem(1, 2, 300, 64, 70, 50),
+                                                                                  32);
+  run_case<TpvCfg<__half, 1, 2, 200, 64, 100, 77, kLayoutBNHD, 1, 128, 1, 2, 1, 64>>(
+      band_problem(1, 2, 200, 64, 100, 77), 128);
+  // 32-row tiles, two m-tiles per warp, head_dim 192: 96 threads for 64-row slabs, so the
+  // per-lane staging does not apply and stage_tpv_slab (with load_masked) does the work.
+  run_case<TpvCfg<__half, 1, 2, 250, 192, 70, 60, kLayoutBNHD, 1, 32, 3, 2, 2, 64>>(
+      band_problem(1, 2, 250, 192, 70, 60), 32);
+  run_case<TpvCfg<__half, 2, 2, 41, 192, 3, 9, kLayoutBHND, 0, 32, 3, 2, 2, 64>>(
+      band_problem(2, 2, 41, 192, 3, 9, DType::float16, {1, 2}, Layout::bhnd), 32);
+  // One warp per block (32 threads) for 64-row slabs: fewer threads than slab rows.
+  run_case<TpvCfg<__half, 1, 2, 120, 64, 20, 30, kLayoutBNHD, 1, 32, 1, 2, 2, 64>>(band_problem(1, 2, 120, 64, 20, 30),
+                                                                                  32);
 }
