@@ -47,12 +47,10 @@ struct TpvSlab {
 // Two 16-bit values in one 32-bit register (lo in the low half), as the MMA fragments and
 // paired stores want them.
 template <class T>
-struct TransposedA {
-  static __device__ __forceinline__ u32 pack(T lo, T hi) {
-    return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
-           (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
-  }
-};
+__device__ __forceinline__ u32 pack_pair(T lo, T hi) {
+  return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
+         (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
+}
 
 // Per-lane element offsets, from a slab buffer, of the A entries a k-step at kk = 0 reads
 // with no checks (see load_inner): they hold for every slab and every kk, which step in
@@ -81,10 +79,10 @@ __device__ __forceinline__ void load_inner(typename MmaOps<T>::AFrag& a, const T
   constexpr int LD = Cfg::kStageLD;
   const T* p0 = seg + kk * LD + la.off[0] + rows;  // rows: the m-tile's offset in the warp
   const T* p1 = seg + kk * LD + la.off[1] + rows;
-  a.r[0] = TransposedA<T>::pack(p0[0], p1[0]);                    // row g,     u = 2t4, 2t4 + 1
-  a.r[1] = TransposedA<T>::pack(p0[8], p1[8]);                    // row g + 8
-  a.r[2] = TransposedA<T>::pack(p0[8 * LD], p1[8 * LD]);          // row g,     u + 8
-  a.r[3] = TransposedA<T>::pack(p0[8 * LD + 8], p1[8 * LD + 8]);  // row g + 8, u + 8
+  a.r[0] = pack_pair(p0[0], p1[0]);                    // row g,     u = 2t4, 2t4 + 1
+  a.r[1] = pack_pair(p0[8], p1[8]);                    // row g + 8
+  a.r[2] = pack_pair(p0[8 * LD], p1[8 * LD]);          // row g,     u + 8
+  a.r[3] = pack_pair(p0[8 * LD + 8], p1[8 * LD + 8]);  // row g + 8, u + 8
 }
 
 // A fragment of a k-step at the band's edge (first row u = uk; the m-tile's first row is tm of
@@ -111,10 +109,10 @@ __device__ __forceinline__ void load_masked(typename MmaOps<T>::AFrag& a, const 
       v[q][h] = u_lane + du < u_end && static_cast<unsigned>(d) < static_cast<unsigned>(C) ? x : zero;
     }
   }
-  a.r[0] = TransposedA<T>::pack(v[0][0], v[1][0]);
-  a.r[1] = TransposedA<T>::pack(v[0][1], v[1][1]);
-  a.r[2] = TransposedA<T>::pack(v[2][0], v[3][0]);
-  a.r[3] = TransposedA<T>::pack(v[2][1], v[3][1]);
+  a.r[0] = pack_pair(v[0][0], v[1][0]);
+  a.r[1] = pack_pair(v[0][1], v[1][1]);
+  a.r[2] = pack_pair(v[2][0], v[3][0]);
+  a.r[3] = pack_pair(v[2][1], v[3][1]);
 }
 #endif
 
@@ -259,7 +257,7 @@ __device__ __forceinline__ void store_pair(float* dst, float a, float b) { *rein
 #if defined(BANDJIT_USE_FP16) || defined(BANDJIT_USE_BF16)
 template <class T>
 __device__ __forceinline__ void store_pair(T* dst, float a, float b) {
-  *reinterpret_cast<u32*>(dst) = TransposedA<T>::pack(from_float<T>(a), from_float<T>(b));
+  *reinterpret_cast<u32*>(dst) = pack_pair(from_float<T>(a), from_float<T>(b));
 }
 #endif
 
