@@ -133,6 +133,10 @@ TEST_CASE("tiling: band_tpv's warps, segments and shared memory", "[tiling]") {
         CHECK((t.value_ld * element_size(dt)) % 16 == 0);
         CHECK(t.slab_rows % 16 == 0);
         CHECK(t.stages >= 2);
+        // Three slabs in flight for 128-row tiles (one m-tile per warp), four otherwise, fewer
+        // only where shared memory asks.
+        CHECK(t.stages <= (t.tile_rows == 128 ? 3 : 4));
+        if (wide16 && !tile_rows) CHECK(t.stages == 3);
         CHECK(t.shared_bytes ==
               static_cast<std::uint32_t>(t.stages * t.slab_rows * (t.stage_ld + t.value_ld) * element_size(dt)));
         CHECK(t.shared_bytes <= kMaxSharedBytes);
