@@ -170,8 +170,8 @@ struct TpvLaneStage {
     const int ul = threadIdx.x / TPR, sub = threadIdx.x % TPR;
     u_row = u_begin + ul;
     mis = (sl.m0 + u_row * sl.step) & (V - 1);
-    xs = x + (x_origin + (u_begin + ul) * x_row_step - mis + sub * V);
-    ys = y + (y_origin + (u_begin + ul) * y_row_step + sub * V);
+    xs = x + (x_origin + u_row * x_row_step - mis + sub * V);
+    ys = y + (y_origin + u_row * y_row_step + sub * V);
     x_dst = ul * Cfg::kStageLD + sub * V;
     y_dst = ul * Cfg::kValueLD + sub * V;
     const int piece = sub + (XK - 1) * TPR;  // elements mis … mis + TM − 1 are the segment
@@ -186,42 +186,39 @@ struct TpvLaneStage {
   }
   // The next slab into the given buffers. The caller commits.
   __device__ __forceinline__ void copy(T* seg, T* ysm) const {
-    const T* xg = xs;
-    const T* yg = ys;
 #pragma unroll
-    for (int k = 0; k + 1 < XK; ++k) cp_async_16_full(seg + x_dst + k * TPR * V, xg + k * TPR * V);
-    if (last_bytes > 0) cp_async_16(seg + x_dst + (XK - 1) * TPR * V, xg + (XK - 1) * TPR * V, last_bytes);
+    for (int k = 0; k + 1 < XK; ++k) cp_async_16_full(seg + x_dst + k * TPR * V, xs + k * TPR * V);
+    if (last_bytes > 0) cp_async_16(seg + x_dst + (XK - 1) * TPR * V, xs + (XK - 1) * TPR * V, last_bytes);
 #pragma unroll
     for (int k = 0; k < YK; ++k) {
       if (YV % TPR == 0 || static_cast<int>(threadIdx.x % TPR) + k * TPR < YV)
-        cp_async_16_full(ysm + y_dst + k * TPR * V, yg + k * TPR * V);
+        cp_async_16_full(ysm + y_dst + k * TPR * V, ys + k * TPR * V);
     }
   }
-  // The next slab, where it meets the band's edges or the sequence's end. The lane's row u is staged
-  // only below u_end, and only the pieces holding one of its diagonals in [0, C) (tile rows
-  // lo … hi: elements mis + lo … mis + hi of the staged row), the part past the band's end
-  // zero-filled (it may lie past X's end; a piece's start never lies before X's). Other
-  // slots keep stale data, which load_masked never lets through. Y rows at or past u_end
-  // become zeros: stale or never-written shared memory may hold NaN, and 0 · NaN is NaN.
+  // The next slab, where it meets the band's edges or the sequence's end. The lane's row
+  // u_row is staged only below u_end, and only the pieces holding one of its diagonals in
+  // [0, C) (tile rows lo … hi: elements mis + lo … mis + hi of the staged row), the part past
+  // the band's end zero-filled (it may lie past X's end; a piece's start never lies before
+  // X's). Other slots keep stale data, which load_masked never lets through. Y rows at or
+  // past u_end become zeros: stale or never-written shared memory may hold NaN, and
+  // 0 · NaN is NaN.
   __device__ __forceinline__ void copy_edge(T* seg, T* ysm, int u_end, int t0, const T* y_any) const {
-    const int u = u_row, sub = threadIdx.x % TPR;
-    const bool row_in = u < u_end;
-    const T* xg = xs;
-    const T* yg = ys;
+    const int sub = threadIdx.x % TPR;
+    const bool row_in = u_row < u_end;
     if (row_in) {
-      const int rel = u - Cfg::kWindowLeft - t0;  // the tile row whose diagonal is 0
+      const int rel = u_row - Cfg::kWindowLeft - t0;  // the tile row whose diagonal is 0
       const int first = mis + max(0, rel), last = mis + min(TM - 1, rel + Cfg::kDiagonals - 1);
 #pragma unroll
       for (int k = 0; k < XK; ++k) {
         const int e = (sub + k * TPR) * V;  // the piece's first element
         if ((k + 1 < XK || sub + k * TPR < PIECES) && e <= last && e + V > first)
-          cp_async_16(seg + x_dst + k * TPR * V, xg + k * TPR * V, min(V, last + 1 - e) * static_cast<int>(sizeof(T)));
+          cp_async_16(seg + x_dst + k * TPR * V, xs + k * TPR * V, min(V, last + 1 - e) * static_cast<int>(sizeof(T)));
       }
     }
 #pragma unroll
     for (int k = 0; k < YK; ++k) {
       if (YV % TPR == 0 || sub + k * TPR < YV)
-        cp_async_16(ysm + y_dst + k * TPR * V, row_in ? yg + k * TPR * V : y_any, row_in ? 16 : 0);
+        cp_async_16(ysm + y_dst + k * TPR * V, row_in ? ys + k * TPR * V : y_any, row_in ? 16 : 0);
     }
   }
 };
@@ -364,8 +361,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     const int buf = it % STAGES;
     const T* seg = sSeg + buf * KS * LD;
     const T* ys = sY + buf * KS * LDY;
-    TpvSlab cur = sl;
-    cur.u0 = u_begin + it * KS;
+    const int u0 = u_begin + it * KS;  // the slab's first row
 
     // sum[m] += A[m] · (rows kk … kk + kK − 1 of the staged Y, the warp's columns).
     auto mul_b_row = [&](float(&sum)[MW][NDW][4], const typename Ops::AFrag(&a)[MW], const T* ys_, int kk) {
@@ -397,7 +393,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     auto slab_product = [&](float(&sum)[MW][NDW][4]) {
 #pragma unroll
       for (int kk = 0; kk < KS; kk += Ops::kK) {
-        const int uk = cur.u0 + kk;
+        const int uk = u0 + kk;
         // The band of rows tg … tg + RW − 1 spans u in [tg − w_r, tg + RW − 1 + w_l].
         if (uk + Ops::kK - 1 < tg - WR || uk > tg + RW - 1 + WL) continue;
         typename Ops::AFrag a[MW];
@@ -405,11 +401,11 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
         for (int m = 0; m < MW; ++m) {
           const int tm = tg + 16 * m;
           // Inside the band for all 16 rows of m-tile m and all kK rows u, every row u staged.
-          const bool inner = uk >= tm + 15 - WR && uk + Ops::kK - 1 <= tm + WL && uk + Ops::kK <= cur.u_end;
+          const bool inner = uk >= tm + 15 - WR && uk + Ops::kK - 1 <= tm + WL && uk + Ops::kK <= sl.u_end;
           if (inner)
             load_inner<Cfg>(a[m], seg, lane_a, kk, 16 * m);
           else
-            load_masked<Cfg>(a[m], seg, lane_a, kk, 16 * m, uk, tm, cur.u_end);
+            load_masked<Cfg>(a[m], seg, lane_a, kk, 16 * m, uk, tm, sl.u_end);
         }
         mul_b_row(sum, a, ys, kk);
       }
