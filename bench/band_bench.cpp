@@ -20,6 +20,8 @@ double family_bytes(const std::string& family, const Problem& p) {
   if (family == "band_pv") return band + 2 * qkv;
   if (family == "band_tpv") return band + 2 * qkv;  // read X, Y; write Z
   if (family == "band_softmax_backward") return 3 * band + mask;  // read P, dP; write dS
+  if (family == "sliding_window_attention")  // read Q, K, V; write O and the float32 LSE
+    return 4 * qkv + double(p.batch) * p.heads * p.seq_len * 4 + mask;
   if (family == "forward")  // the three unfused kernels: S and P each written once and read once
     return family_bytes("band_qk", p) + family_bytes("band_softmax", p) + family_bytes("band_pv", p);
   if (family == "backward")  // attention_backward's five launches: dP and dS each written once, read once or twice
@@ -31,7 +33,7 @@ double family_bytes(const std::string& family, const Problem& p) {
 double family_flops(const std::string& family, const Problem& p) {
   const double band_macs = double(p.batch) * p.heads * p.seq_len * p.diagonals() * p.head_dim;
   if (family == "band_qk" || family == "band_pv" || family == "band_tpv") return 2 * band_macs;
-  if (family == "forward") return 4 * band_macs;
+  if (family == "forward" || family == "sliding_window_attention") return 4 * band_macs;
   if (family == "backward") return 8 * band_macs;  // dP, dQ, dK, dV: four band products
   return 0;
 }
@@ -42,7 +44,9 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
   const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
   const std::size_t n_band = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.diagonals());
   // Forward: Q, K, V, O, S, P; backward: dO, dQ, dK, dV, dP, workspace.
-  const double set_bytes = double(8 * n_qkv + 4 * n_band) * es;
+  // Fused forward: its own O and LSE.
+  const std::size_t n_rows = static_cast<std::size_t>(p.batch * p.heads * p.seq_len);
+  const double set_bytes = double(9 * n_qkv + 4 * n_band) * es + double(n_rows) * 4;
   const int sets = std::max(1, std::min(8, static_cast<int>(std::ceil(options.min_working_set / set_bytes))));
 
   const Kernel qk = get_kernel("band_qk", p, options.kernel_options);
@@ -50,19 +54,21 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
   const Kernel pv = get_kernel("band_pv", p, options.kernel_options);
   const Kernel tpv = get_kernel("band_tpv", p, options.kernel_options);
   const Kernel smb = get_kernel("band_softmax_backward", p, options.kernel_options);
+  const Kernel fused = get_kernel("sliding_window_attention", p, options.kernel_options);
   const AttentionBackward backward(p, options.kernel_options);
   DeviceBuffer mask(std::max<std::size_t>(16, static_cast<std::size_t>(p.batch * p.seq_len) * 4));
   mask.fill32(p.key_mask == KeyMask::boolean ? 0x01010101u : 0u);  // keep every key
 
   struct Set {
-    DeviceBuffer q, k, v, s, p, o, d_o, dq, dk, dv, dp, ws;
+    DeviceBuffer q, k, v, s, p, o, d_o, dq, dk, dv, dp, ws, fused_o, lse;
   };
   std::vector<Set> bufs;
   for (int i = 0; i < sets; ++i) {
     Set set{DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es),
             DeviceBuffer(n_band * es), DeviceBuffer(n_band * es), DeviceBuffer(n_qkv * es),
             DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es), DeviceBuffer(n_qkv * es),
-            DeviceBuffer(n_qkv * es), DeviceBuffer(n_band * es), DeviceBuffer(n_band * es)};
+            DeviceBuffer(n_qkv * es), DeviceBuffer(n_band * es), DeviceBuffer(n_band * es),
+            DeviceBuffer(n_qkv * es), DeviceBuffer(n_rows * 4)};
     fill_random(set.q, p.dtype, 11 + i);
     fill_random(set.k, p.dtype, 22 + i);
     fill_random(set.v, p.dtype, 33 + i);
@@ -77,6 +83,12 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
       sm.launch(nullptr, {bufs[i].s.ptr(), bufs[i].p.ptr(), mask.ptr()});
   };
   auto run_pv = [&](int i) { pv.launch(nullptr, {bufs[i].p.ptr(), bufs[i].v.ptr(), bufs[i].o.ptr()}); };
+  auto run_fused = [&](int i) {
+    std::vector<DevicePtr> args = {bufs[i].q.ptr(), bufs[i].k.ptr(), bufs[i].v.ptr(), bufs[i].fused_o.ptr(),
+                               bufs[i].lse.ptr()};
+    if (p.key_mask != KeyMask::none) args.push_back(mask.ptr());
+    fused.launch(nullptr, args);
+  };
   // band_tpv as the backward uses it most: dV = band_tpv(P, dO).
   auto run_tpv = [&](int i) { tpv.launch(nullptr, {bufs[i].p.ptr(), bufs[i].d_o.ptr(), bufs[i].dv.ptr()}); };
   auto run_smb = [&](int i) {
@@ -120,6 +132,7 @@ std::vector<BenchRow> bench_problem(const Problem& p, const BenchOptions& option
     run_sm(i);
     run_pv(i);
   });
+  add("sliding_window_attention", run_fused);
   add("band_tpv", run_tpv);
   add("band_softmax_backward", run_smb);
   add("backward", run_backward);

@@ -13,7 +13,8 @@
 namespace bandjit {
 
 struct BenchRow {
-  /// band_qk, band_softmax, band_pv, "forward" (the three in a row), band_tpv (as dV =
+  /// band_qk, band_softmax, band_pv, "forward" (the three in a row), sliding_window_attention
+  /// (the fused forward: O and LSE), band_tpv (as dV =
   /// band_tpv(P, dO)), band_softmax_backward, "backward" (attention_backward: five launches)
   std::string family;
   double median_us = 0;

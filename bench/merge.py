@@ -75,6 +75,20 @@ def main(bandjit_path, peers_path, out):
         ratio_fb = f"{ag_fb / fwd_bwd:.1f}×" if ag_fb and fwd_bwd else "—"
         lines.append(f"| {entry['problem']} | {tpv[0]} | {tpv[1]} | {smb[0]} | {smb[1]} | {bwd[0]} | {bwd[1]} | "
                      f"{fmt(ag)} | {ratio} | {fmt(fwd_bwd)} | {fmt(ag_fb)} | {ratio_fb} |")
+    lines += ["", "Fused forward (sliding_window_attention: O and LSE in one kernel) against bandjit's unfused "
+              "forward and flex_attention with a (dilated) sliding-window block mask; TFLOP/s on band FLOPs "
+              "4·B·H·N·C·Dh.", "",
+              "| problem | fused | TFLOP/s | unfused forward | fused vs unfused | flex fwd | fused vs flex |",
+              "|---" * 7 + "|"]
+    for entry in problems.values():
+        b, pe = entry["bandjit"], entry["peers"]
+        if "sliding_window_attention" not in b:
+            continue
+        us, tflops = b["sliding_window_attention"]["median_us"], b["sliding_window_attention"]["tflops"]
+        fwd, flex = b.get("forward", {}).get("median_us"), pe.get("flex_forward")
+        ratio = lambda other: f"{other / us:.2f}×" if other else "—"
+        lines.append(f"| {entry['problem']} | {fmt(us)} | {tflops:.0f} | {fmt(fwd)} | {ratio(fwd)} | {fmt(flex)} | "
+                     f"{ratio(flex)} |")
     os.makedirs(out, exist_ok=True)
     open(os.path.join(out, "bench.md"), "w").write("\n".join(lines) + "\n")
     json.dump({"copy_gbps": copy, "environment": ours["environment"], "peers_env": {k: peers.get(k) for k in ("device", "torch", "transformers")},
@@ -95,6 +109,7 @@ def plot(problems, path):
     sweep = sorted((k, v) for k, v in problems.items()
                    if k[0] == 1 and k[1] == 12 and k[3] == 64 and k[4] == 256 and k[5] == 256 and k[6] == 1 and k[7] == "float16")
     series = {"bandjit forward (3 kernels)": lambda e: e["bandjit"].get("forward", {}).get("median_us"),
+              "bandjit fused forward": lambda e: e["bandjit"].get("sliding_window_attention", {}).get("median_us"),
               "bandjit backward (5 kernels)": lambda e: e["bandjit"].get("backward", {}).get("median_us"),
               "HF chunks backward (autograd)": lambda e: e["peers"].get("hf_chunks_backward"),
               "bandjit band_qk": lambda e: e["bandjit"].get("band_qk", {}).get("median_us"),

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "bandjit/errors.hpp"
+#include "check/check_attention.hpp"
 #include "check/check_backward.hpp"
 #include "check/check_support.hpp"
 #include "check/device_buffer.hpp"
@@ -201,10 +202,11 @@ std::vector<OpCheck> check_problem(const Problem& p, const std::vector<std::stri
   if (wants("band_qk")) report("band_qk", qk, total(err_qk), s_nf, expected_out_of_range_slots(p), run_qk);
   if (wants("band_softmax")) report("band_softmax", sm, total(err_sm), p_nf, 0, run_sm);
   if (wants("band_pv")) report("band_pv", pv, total(err_pv), o_nf, 0, run_pv);
-  if (wants("band_tpv") || wants("band_softmax_backward") || wants(kAttentionBackward)) {
-    const ForwardState forward{p, seed, q, k, v, mask_values, dmask, dq, dk, dv, ds, dp, rows};
+  const ForwardState forward{p, seed, q, k, v, mask_values, dmask, dq, dk, dv, ds, dp, rows};
+  if (wants("sliding_window_attention"))
+    for (auto& c : check_attention(forward, options)) out.push_back(std::move(c));
+  if (wants("band_tpv") || wants("band_softmax_backward") || wants(kAttentionBackward))
     for (auto& c : check_backward(forward, ops, options)) out.push_back(std::move(c));
-  }
   return out;
 }
 

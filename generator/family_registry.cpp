@@ -26,6 +26,10 @@ std::vector<Family> make_families() {
       {"band_softmax_backward", kBandSet,
        "dS = scale * P (dP - rowsum(dP P)) on allowed slots, 0 elsewhere (SPEC 3.4)", kBandReference,
        {"p", "dp", "ds", "[mask: key_mask]"}, &generate_band_softmax_backward},
+      {"sliding_window_attention", kBandSet,
+       "O = band_pv(band_softmax(scale Q K^T + M), V) fused, S and P never stored; LSE[b,h,i] = "
+       "ln sum_j exp(scale S + M) (SPEC 3.5)",
+       kBandReference, {"q", "k", "v", "o", "lse", "[mask: key_mask]"}, &generate_sliding_window_attention},
   };
   for (const auto& f : row_families()) families.push_back(f);
   return families;

@@ -96,6 +96,7 @@ Source generate_band_softmax(const Problem& problem, const Tuning& tuning = {});
 Source generate_band_pv(const Problem& problem, const Tuning& tuning = {});
 Source generate_band_tpv(const Problem& problem, const Tuning& tuning = {});
 Source generate_band_softmax_backward(const Problem& problem, const Tuning& tuning = {});
+Source generate_sliding_window_attention(const Problem& problem, const Tuning& tuning = {});
 
 /// The families of other parameter sets register here (generator/row_families.cpp).
 const std::vector<Family>& row_families();

@@ -192,6 +192,34 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   return t;
 }
 
+AttentionTiling sliding_window_attention_tiling(const Problem& p, int tile_rows, int key_tile) {
+  AttentionTiling t;
+  const int es = static_cast<int>(element_size(p.dtype));
+  t.tile_rows = tile_rows ? tile_rows : 64;
+  t.threads = 32 * (t.tile_rows / 16);
+  t.row_ld = static_cast<int>(p.head_dim) + vec_elems(p.dtype);  // 16-byte pad: conflict-free ldmatrix rows
+  // The layout of AttentionSmem (the template static_asserts that this covers it).
+  const auto bytes = [&] {
+    const int warps = t.tile_rows / 16;
+    int floats = p.dtype == DType::float32 ? warps * 16 * (t.key_tile + 4) : 0;  // float32: P per warp
+    if (p.key_mask != KeyMask::none) floats += t.stages * t.key_tile;
+    return static_cast<std::uint32_t>((t.tile_rows + 2 * t.stages * t.key_tile) * t.row_ld * es + floats * 4);
+  };
+  // 64-key tiles; 32 where 64 do not fit (float32 with head_dim 256).
+  t.key_tile = key_tile ? key_tile : 64;
+  while (!key_tile && t.key_tile > 32 && bytes() > kMaxSharedBytes) t.key_tile /= 2;
+  t.shared_bytes = bytes();
+  if (t.shared_bytes > kMaxSharedBytes)
+    throw Error(ErrorKind::invalid_problem,
+                fmt::format("sliding_window_attention needs {} bytes of shared memory with {} query rows and {} keys "
+                            "per tile (BANDJIT_ATTENTION_TILE_ROWS, BANDJIT_ATTENTION_KEY_TILE) for head_dim {} {}; at "
+                            "most {} fit an SM: use smaller tiles",
+                            t.shared_bytes, t.tile_rows, t.key_tile, p.head_dim, to_string(p.dtype), kMaxSharedBytes));
+  t.head_tile_start = head_tile_starts(p, t.tile_rows);
+  t.tiles_per_batch = t.head_tile_start.back();
+  return t;
+}
+
 SoftmaxTiling band_softmax_tiling(const Problem& p) {
   SoftmaxTiling t;
   const int v = vec_elems(p.dtype);

@@ -72,6 +72,24 @@ struct TpvTiling {
 TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0, int slab_rows = 0, int stages = 0,
                           int row_tiles = 0);
 
+/// Tiling of sliding_window_attention's portable kernel (templates/sliding_window_attention.cuh):
+/// a block owns tile_rows query rows of one residue sub-sequence (one warp per 16) and
+/// streams the keys they see in tiles of key_tile rows of K and V, `stages` tiles in flight.
+struct AttentionTiling {
+  int threads = 128;
+  int tile_rows = 64;   ///< TM: query rows per block, 16 per warp
+  int block_rows() const { return tile_rows; }  ///< as BandTiling
+  int key_tile = 64;    ///< TN: K/V rows per pipeline stage
+  int stages = 2;
+  int row_ld = 0;       ///< row stride (elements) of a staged Q/K/V row: head_dim + one 16-byte pad
+  std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
+  int tiles_per_batch = 0;           ///< grid.x
+  std::uint32_t shared_bytes = 0;
+};
+/// tile_rows (64 or 128), key_tile (32, 64, 128): overrides (0: the generator decides).
+/// Throws Error(invalid_problem) when an override does not fit an SM's shared memory.
+AttentionTiling sliding_window_attention_tiling(const Problem& problem, int tile_rows = 0, int key_tile = 0);
+
 /// Prefix sums over the heads of D·tiles_per_residue: the tile index where each head starts.
 std::vector<int> head_tile_starts(const Problem& problem, int tile_rows);
 

@@ -1,5 +1,6 @@
 #include "reference/band_reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -134,6 +135,32 @@ void attention_forward(const Problem& p, const double* q, const double* k, const
     band_softmax_row(p, s_row.data(), mask, b, h, i, p_row);
     band_pv_row(p, p_row, v, b, h, i, o + qkv_index(p, b, h, i, 0));
   });
+}
+
+double sliding_window_attention_row(const Problem& p, const double* q, const double* k, const double* v,
+                                    const double* mask, std::int64_t b, std::int64_t h, std::int64_t i,
+                                    double* o_row) {
+  Problem unscaled = p;
+  unscaled.scale = 1.0;
+  const auto C = p.diagonals();
+  std::vector<double> s_row(static_cast<std::size_t>(C)), p_row(static_cast<std::size_t>(C));
+  band_qk_row(unscaled, q, k, b, h, i, s_row.data());
+  band_softmax_row(p, s_row.data(), mask, b, h, i, p_row.data());
+  band_pv_row(p, p_row.data(), v, b, h, i, o_row);
+  // The logits band_softmax_row normalises, again: z = scale·S + M on the allowed slots.
+  const double scale = static_cast<float>(p.scale);
+  std::vector<double> z;
+  for (std::int64_t j = 0; j < C; ++j) {
+    const auto key = key_of(p, h, i, j);
+    if (key < 0 || !key_kept(p, mask, b, key)) continue;
+    z.push_back(scale * s_row[static_cast<std::size_t>(j)] +
+                (p.key_mask == KeyMask::additive ? mask[b * p.seq_len + key] : 0.0));
+  }
+  if (z.empty()) return -std::numeric_limits<double>::infinity();
+  const double mx = *std::max_element(z.begin(), z.end());
+  double sum = 0;
+  for (double x : z) sum += std::exp(x - mx);
+  return mx + std::log(sum);
 }
 
 void attention_backward(const Problem& p, const double* q, const double* k, const double* v, const double* prob,

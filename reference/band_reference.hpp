@@ -66,4 +66,13 @@ void attention_backward(const Problem& p, const double* q, const double* k, cons
 void attention_forward(const Problem& p, const double* q, const double* k, const double* v, const double* mask,
                        double* prob, double* o);
 
+/// One row of the fused sliding_window_attention (SPEC §3.5), as the composition it fuses:
+/// S = band_qk(Q, K) at scale 1, P = band_softmax(S) at p.scale (logits scale·S + M),
+/// O[b, h, i, :] = band_pv(P, V) into o_row (head_dim values). Returns the row's
+/// log-sum-exp ln Σ_j exp(scale·S[i, j] + M[i, j]) over its allowed slots, −inf when none is
+/// allowed (o_row is then zero). `mask` may be null when p.key_mask is none.
+double sliding_window_attention_row(const Problem& p, const double* q, const double* k, const double* v,
+                                    const double* mask, std::int64_t b, std::int64_t h, std::int64_t i,
+                                    double* o_row);
+
 }  // namespace bandjit::reference

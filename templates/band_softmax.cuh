@@ -33,12 +33,6 @@ __device__ __forceinline__ float group_reduce(float v, bool is_max, float* scrat
   return v;
 }
 
-__device__ __forceinline__ float fast_exp2(float x) {  // ex2.approx: relative error < 2^-22
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
 // One 16-byte piece of a band tensor at element `at` (16-byte aligned); the tensor's last
 // piece may be cut short at `total` elements: only what exists is read (the rest is 0).
 template <class T>
@@ -168,7 +162,7 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
   for (int e = 0; e < NV; ++e)
 #pragma unroll
     for (int c = 0; c < V; ++c) {
-      x[e][c] = fast_exp2(x[e][c] - shift);
+      x[e][c] = exp2_approx(x[e][c] - shift);
       sum += x[e][c];
     }
   sum = group_reduce<R>(sum, false, scratch);

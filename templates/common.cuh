@@ -33,6 +33,27 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 }
 #endif
 
+// ex2.approx / lg2.approx: relative error < 2^-22; 2^-inf = 0, log2(0) = -inf. The host
+// fallbacks serve code that includes a template outside device compilation.
+__device__ __forceinline__ float exp2_approx(float x) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return exp2f(x);
+#endif
+}
+__device__ __forceinline__ float log2_approx(float x) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return log2f(x);
+#endif
+}
+
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Element offset of row (b, h, i) of a tensor with `width` elements per row, in the

@@ -37,16 +37,6 @@ __device__ __forceinline__ void store_piece(E* g, const typename RawPiece<sizeof
   *reinterpret_cast<typename RawPiece<sizeof(E) * V>::type*>(g) = raw;
 }
 
-__device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: relative error < 2^-22, 2^-inf = 0
-#if defined(__CUDA_ARCH__)
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-#else
-  return exp2f(x);
-#endif
-}
-
 // log2 e: values stay in natural units (scale·x + mask) up to the subtraction of the
 // maximum, so that finite scores and masks (HF's finfo(float32).min) stay finite, as in
 // torch; only the difference is multiplied by it, which no finite row can overflow wrongly.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <random>
 
+#include "check/check_attention.hpp"
 #include "check/check_backward.hpp"
 #include "check/check_problem.hpp"
 #include "reference/band_reference.hpp"
@@ -91,4 +92,28 @@ TEST_CASE("check: the sampled end-to-end backward reference equals the whole-pro
           }
       }
   }
+}
+
+TEST_CASE("check: rows without an allowed key are counted as the reference finds them", "[check]") {
+  // sliding_window_attention's LSE is −inf exactly there: check expects that many infinities.
+  std::mt19937 rng(std::random_device{}());
+  for (KeyMask m : {KeyMask::none, KeyMask::boolean, KeyMask::additive})
+    for (const auto& d : std::vector<std::vector<std::int64_t>>{{1}, {3}, {1, 2, 5}}) {
+      Problem p = make(2, 3, 97, 6, m == KeyMask::additive ? 0 : 4, d);
+      p.key_mask = m;
+      std::vector<double> mask(static_cast<std::size_t>(p.batch * p.seq_len));
+      std::bernoulli_distribution keep(0.25);
+      for (auto& x : mask) x = m == KeyMask::boolean ? (keep(rng) ? 1.0 : 0.0) : (keep(rng) ? 0.5 : -10000.0);
+      std::uint64_t brute = 0;
+      for (std::int64_t b = 0; b < p.batch; ++b)
+        for (std::int64_t h = 0; h < p.heads; ++h)
+          for (std::int64_t i = 0; i < p.seq_len; ++i) {
+            bool any = false;
+            for (std::int64_t j = 0; j < p.diagonals(); ++j) any = any || reference::slot_allowed(p, mask.data(), b, h, i, j);
+            brute += !any;
+          }
+      INFO(slug(p));
+      CHECK(rows_without_keys(p, mask.data()) == brute);
+      if (m != KeyMask::none) CHECK(brute > 0);  // the case has such rows
+    }
 }

@@ -144,20 +144,22 @@ TEST_CASE("generator: templates are embedded in the library", "[generator]") {
   }
   for (const char* n : {"bandjit/common.cuh", "bandjit/mma.cuh", "bandjit/band_tiles.cuh", "bandjit/band_qk.cuh",
                         "bandjit/band_softmax.cuh", "bandjit/band_pv.cuh", "bandjit/band_tpv.cuh",
-                        "bandjit/band_softmax_backward.cuh", "bandjit/util.cuh"})
+                        "bandjit/band_softmax_backward.cuh", "bandjit/util.cuh",
+                        "bandjit/sliding_window_attention.cuh"})
     CHECK(names.count(n) == 1);
 }
 
 TEST_CASE("generator: families are found by name; unknown names list the known ones", "[generator]") {
   CHECK(families_of_set(kBandSet) ==
-        std::vector<std::string>{"band_qk", "band_softmax", "band_pv", "band_tpv", "band_softmax_backward"});
+        std::vector<std::string>{"band_qk", "band_softmax", "band_pv", "band_tpv", "band_softmax_backward",
+                                 "sliding_window_attention"});
   try {
     find_family("band_qkv");
     FAIL("found band_qkv");
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::invalid_problem);
     CHECK(has(e.what(), "band_qkv"));
-    CHECK(has(e.what(), "band_qk, band_softmax, band_pv, band_tpv, band_softmax_backward"));
+    CHECK(has(e.what(), "band_qk, band_softmax, band_pv, band_tpv, band_softmax_backward, sliding_window_attention"));
   }
   Problem bad = small();
   bad.head_dim = 24;

@@ -92,6 +92,30 @@ TEST_CASE("nvrtc: every backward kernel of the edge cases and longformer-base co
   CHECK(failures.empty());
 }
 
+TEST_CASE("nvrtc: sliding_window_attention compiles without spills for every problem, sm_80 and sm_90", "[nvrtc]") {
+  // The portable kernel, for the shape files, the edge cases and each dtype: the tiling must
+  // fit shared memory and the registers must hold (head_dim up to 128) on both targets.
+  std::vector<std::pair<std::string, Problem>> jobs;
+  std::set<std::string> seen;
+  for (const char* file : {"shapes/longformer-base-4096.json", "shapes/longformer-large-4096.json",
+                           "shapes/longformer-charlm-small.json", "shapes/seed-workload-grid.json",
+                           "tests/shapes/edge-cases.json"})
+    for (const auto& entry : load_shape_file(test::source_path(file)).entries)
+      for (const char* arch : {"sm_90", "sm_80"}) {
+        const Source s = generate_sliding_window_attention(entry.problem);
+        if (seen.insert(arch + s.key_fields.dump()).second) jobs.emplace_back(arch, entry.problem);
+      }
+  REQUIRE(jobs.size() >= 2 * 60);
+  const auto failures = run_jobs(jobs, [&](std::size_t i) {
+    const Cubin c = compile(generate_sliding_window_attention(jobs[i].second), jobs[i].first);
+    if (jobs[i].second.head_dim <= 128 && std::regex_search(c.log, std::regex("[1-9][0-9]* bytes spill")))
+      throw Error(ErrorKind::compile_failed, "spills registers: " + c.log);
+    if (c.log.find("spill") == std::string::npos) throw Error(ErrorKind::compile_failed, "no ptxas report: " + c.log);
+  });
+  for (const auto& f : failures) UNSCOPED_INFO(f);
+  CHECK(failures.empty());
+}
+
 TEST_CASE("nvrtc: a compile error carries the log, the options and the source name", "[nvrtc]") {
   Problem p;
   p.heads = 1;

@@ -30,6 +30,7 @@ inline float2 make_float2(float x, float y) { return {x, y}; }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline void __syncthreads() { ::bandjit::sim::current->sync.wait(); }
+inline void __syncwarp() { ::bandjit::sim::warp_sync(); }
 
 // __shfl_xor_sync over the full warp: every lane deposits its value, then reads its partner's.
 inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
@@ -76,6 +77,10 @@ template <> inline float from_float<float>(float x) { return x; }
 inline float to_float(__half x) { return __half2float(x); }
 template <> inline __half from_float<__half>(float x) { return __float2half_rn(x); }
 #endif
+
+// ex2.approx / lg2.approx, here exact: the templates' results differ only by their rounding.
+inline float exp2_approx(float x) { return std::exp2(x); }
+inline float log2_approx(float x) { return std::log2(x); }
 
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 

@@ -52,6 +52,32 @@ template <class T> struct Mma16Base {
     std::memcpy(&b, &h, 2);
     return static_cast<u32>(a) | (static_cast<u32>(b) << 16);
   }
+  // A (16 x 16) of a row-major tile at rows row0.., columns k0..: lane (g, t4) holds
+  // A[g][2t4..+1], A[g+8][2t4..+1], A[g][2t4+8..+9], A[g+8][2t4+8..+9].
+  static void load_a(AFrag& a, const T* s, int ld, int row0, int k0) {
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+    for (int r = 0; r < 4; ++r) {
+      const T* p = s + (row0 + g + 8 * (r & 1)) * ld + k0 + 2 * t4 + 8 * (r >> 1);
+      a.r[r] = pack(p[0], p[1]);
+    }
+  }
+  // B (16 x 8) of a tile that stores B transposed (row n holds B[:, n]): lane (g, t4) holds
+  // B[2t4..+1][g] and B[2t4+8..+9][g].
+  static void load_b_nk(BFrag& b, const T* s, int ld, int n0, int k0) {
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+    for (int r = 0; r < 2; ++r) {
+      const T* p = s + (n0 + g) * ld + k0 + 2 * t4 + 8 * r;
+      b.r[r] = pack(p[0], p[1]);
+    }
+  }
+  // ldmatrix.x4 (not transposed): the fragments of k-steps k0 and k0 + 16; each lane's row
+  // address (row n0 + lane mod 8, column k0 + 8·(lane / 8)) must be 16-byte aligned.
+  static void load_b_nk_x2(BFrag& b0, BFrag& b1, const T* s, int ld, int n0, int k0) {
+    if (reinterpret_cast<std::uintptr_t>(s + (n0 + (lane_id() & 7)) * ld + k0 + 8 * (lane_id() >> 3)) % 16)
+      ::bandjit::sim::fail("ldmatrix: row address not 16-byte aligned");
+    load_b_nk(b0, s, ld, n0, k0);
+    load_b_nk(b1, s, ld, n0, k0 + 16);
+  }
   // ldmatrix.x2.trans of a row-major [k][n] tile: lane (g, t4) receives
   // r0 = (B[k0 + 2t4][n0 + g], B[k0 + 2t4 + 1][n0 + g]), r1 = the same 8 rows further.
   static void load_b_kn(BFrag& b, const T* s, int ld, int k0, int n0) {
@@ -116,6 +142,14 @@ template <> struct MmaOps<float> {
     small = 0;
   }
   static float value(u32 w) { float x; std::memcpy(&x, &w, 4); return x; }
+  static void load_a(AFrag& a, const float* s, int ld, int row0, int k0) {
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+    for (int r = 0; r < 4; ++r) split(s[(row0 + g + 8 * (r & 1)) * ld + k0 + t4 + 4 * (r >> 1)], a.big[r], a.small[r]);
+  }
+  static void load_b_nk(BFrag& b, const float* s, int ld, int n0, int k0) {  // tile row n holds B[:, n]
+    const int g = lane_id() >> 2, t4 = lane_id() & 3;
+    for (int r = 0; r < 2; ++r) split(s[(n0 + g) * ld + k0 + t4 + 4 * r], b.big[r], b.small[r]);
+  }
   static void load_b_kn(BFrag& b, const float* s, int ld, int k0, int n0) {
     const int g = lane_id() >> 2, t4 = lane_id() & 3;
     const float* p = s + (k0 + t4) * ld + n0 + g;
