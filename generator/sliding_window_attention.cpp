@@ -10,7 +10,8 @@ namespace bandjit {
 
 Source generate_sliding_window_attention(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const AttentionTiling t = sliding_window_attention_tiling(p, tuning.attention_tile_rows, tuning.attention_key_tile);
+  const AttentionTiling t = sliding_window_attention_tiling(p, tuning.attention_tile_rows, tuning.attention_key_tile,
+                                                            tuning.attention_wgmma);
   Source s;
   s.family = "sliding_window_attention";
   s.kernel_name = "bandjit_sliding_window_attention";
@@ -24,6 +25,7 @@ Source generate_sliding_window_attention(const Problem& p, const Tuning& tuning)
   set_band_tile_launch(s, p, t.tiles_per_batch, t.threads, t.shared_bytes);
   s.key_fields["scale"] = p.scale;
   s.key_fields["key_mask"] = std::string(to_string(p.key_mask));
+  s.arch_specific = t.wgmma;
 
   constexpr double kLog2e = 1.4426950408889634;
   s.text = fmt::format(
@@ -40,6 +42,7 @@ Source generate_sliding_window_attention(const Problem& p, const Tuning& tuning)
       "  static constexpr int kKeyTile = {tn};\n"
       "  static constexpr int kStages = {stages};\n"
       "  static constexpr int kRowLD = {ld};\n"
+      "  static constexpr bool kWgmma = {wgmma};  // the Hopper kernel where the target has wgmma (sm_90a)\n"
       "  static constexpr unsigned kSharedBytes = {smem};\n"
       "{tile_start}"
       "}};\n\n"
@@ -55,7 +58,7 @@ Source generate_sliding_window_attention(const Problem& p, const Tuning& tuning)
                            : p.key_mask == KeyMask::boolean ? "bandjit::kMaskBool"
                                                             : "bandjit::kMaskAdditive"),
       fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows), fmt::arg("tn", t.key_tile),
-      fmt::arg("stages", t.stages), fmt::arg("ld", t.row_ld), fmt::arg("smem", t.shared_bytes),
+      fmt::arg("stages", t.stages), fmt::arg("ld", t.row_ld), fmt::arg("smem", t.shared_bytes), fmt::arg("wgmma", t.wgmma ? "true" : "false"),
       fmt::arg("tile_start", head_tile_start_member(p)), fmt::arg("name", s.kernel_name),
       fmt::arg("mask_param", mask_parameter(p)), fmt::arg("mask_arg", mask_argument(p)));
   return s;

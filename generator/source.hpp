@@ -47,6 +47,7 @@ struct Tuning {
   /// sliding_window_attention: query rows per block (64, 128) and keys per tile (32, 64, 128).
   int attention_tile_rows = 0;
   int attention_key_tile = 0;
+  int attention_wgmma = 0;  ///< switch: the Hopper (wgmma) kernel where it applies
 };
 
 /// Generated translation unit of one kernel, with what it takes to compile and launch it.
@@ -60,6 +61,8 @@ struct Source {
   std::vector<std::string> arguments;  ///< pointer arguments of the entry point, in order
   /// Byte alignment each argument needs; empty = 16 for every argument but "mask" (4).
   std::vector<std::uint32_t> argument_alignment;
+  /// Uses instructions of the arch-specific target (wgmma): sm_90 compiles as sm_90a.
+  bool arch_specific = false;
   /// The family's view of the problem: only the fields that change its code (cache key).
   nlohmann::json key_fields;
 };

@@ -192,7 +192,7 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
   return t;
 }
 
-AttentionTiling sliding_window_attention_tiling(const Problem& p, int tile_rows, int key_tile) {
+AttentionTiling sliding_window_attention_tiling(const Problem& p, int tile_rows, int key_tile, int wgmma) {
   AttentionTiling t;
   const int es = static_cast<int>(element_size(p.dtype));
   t.tile_rows = tile_rows ? tile_rows : 64;
@@ -209,6 +209,15 @@ AttentionTiling sliding_window_attention_tiling(const Problem& p, int tile_rows,
   t.key_tile = key_tile ? key_tile : 64;
   while (!key_tile && t.key_tile > 32 && bytes() > kMaxSharedBytes) t.key_tile /= 2;
   t.shared_bytes = bytes();
+  // The Hopper kernel takes the same launch; its layout (1 KiB of alignment slack, Q, two
+  // stages of K and V in the swizzled layout, the mask) may need more shared memory.
+  t.wgmma = wgmma != 1 && p.dtype != DType::float32 && (p.head_dim == 64 || p.head_dim == 128) &&
+            t.tile_rows == 64 && t.key_tile % 64 == 0;
+  if (t.wgmma) {
+    const auto hopper = static_cast<std::uint32_t>(1024 + (t.tile_rows + 4 * t.key_tile) * p.head_dim * es +
+                                                   (p.key_mask != KeyMask::none ? 2 * t.key_tile * 4 : 0));
+    t.shared_bytes = std::max(t.shared_bytes, hopper);
+  }
   if (t.shared_bytes > kMaxSharedBytes)
     throw Error(ErrorKind::invalid_problem,
                 fmt::format("sliding_window_attention needs {} bytes of shared memory with {} query rows and {} keys "

@@ -82,13 +82,18 @@ struct AttentionTiling {
   int key_tile = 64;    ///< TN: K/V rows per pipeline stage
   int stages = 2;
   int row_ld = 0;       ///< row stride (elements) of a staged Q/K/V row: head_dim + one 16-byte pad
+  /// The Hopper kernel (wgmma, compiled for sm_90a on sm_90; the portable one elsewhere):
+  /// float16/bfloat16, head_dim 64 or 128, 64-row tiles, key tiles of 64 or 128.
+  bool wgmma = false;
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
   int tiles_per_batch = 0;           ///< grid.x
   std::uint32_t shared_bytes = 0;
 };
 /// tile_rows (64 or 128), key_tile (32, 64, 128): overrides (0: the generator decides).
 /// Throws Error(invalid_problem) when an override does not fit an SM's shared memory.
-AttentionTiling sliding_window_attention_tiling(const Problem& problem, int tile_rows = 0, int key_tile = 0);
+/// wgmma: 0 the generator decides (on where it applies), 1 off, 2 on where it applies.
+AttentionTiling sliding_window_attention_tiling(const Problem& problem, int tile_rows = 0, int key_tile = 0,
+                                                int wgmma = 0);
 
 /// Prefix sums over the heads of D·tiles_per_residue: the tile index where each head starts.
 std::vector<int> head_tile_starts(const Problem& problem, int tile_rows);

@@ -41,8 +41,9 @@ void validate_arch(const std::string& arch) {
   }
 }
 
-std::vector<std::string> compile_options(const std::string& arch) {
-  return {"--gpu-architecture=" + arch, "--std=c++17", "--generate-line-info", "--ptxas-options=-v"};
+std::vector<std::string> compile_options(const std::string& arch, bool arch_specific) {
+  const std::string target = arch_specific && arch == "sm_90" ? "sm_90a" : arch;
+  return {"--gpu-architecture=" + target, "--std=c++17", "--generate-line-info", "--ptxas-options=-v"};
 }
 
 int registers_from_log(const std::string& log) {
@@ -61,7 +62,7 @@ Cubin compile(const Source& source, const std::string& arch) {
     header_texts.push_back(h.text.c_str());
     header_names.push_back(h.name.c_str());
   }
-  auto options = compile_options(arch);
+  auto options = compile_options(arch, source.arch_specific);
   options.push_back("-I" + config::cuda_include_dir());  // a path: kept out of the key
   std::vector<const char*> option_ptrs;
   for (const auto& o : options) option_ptrs.push_back(o.c_str());

@@ -16,7 +16,9 @@ struct Cubin {
 };
 
 /// Options that change the generated code; they go into the cache key.
-std::vector<std::string> compile_options(const std::string& arch);
+/// `arch_specific`: the source uses instructions of the arch-specific target (wgmma): sm_90
+/// compiles as sm_90a (runs on every sm_90 GPU); other archs are unchanged.
+std::vector<std::string> compile_options(const std::string& arch, bool arch_specific = false);
 
 /// Checks "sm_XY" / "sm_XYa" (XY ≥ 80); throws Error(invalid_problem) naming --arch.
 void validate_arch(const std::string& arch);

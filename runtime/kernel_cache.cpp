@@ -69,6 +69,7 @@ Tuning current_tuning() {
   t.tpv_row_tiles = config::row_tuning("BANDJIT_TPV_ROW_TILES", {1, 2});
   t.attention_tile_rows = config::row_tuning("BANDJIT_ATTENTION_TILE_ROWS", {64, 128});
   t.attention_key_tile = config::row_tuning("BANDJIT_ATTENTION_KEY_TILE", {32, 64, 128});
+  t.attention_wgmma = config::row_switch("BANDJIT_ATTENTION_WGMMA");
   return t;
 }
 
@@ -82,7 +83,7 @@ std::string resolve_arch(const Options& options) {
 
 CacheKey cache_key_of(const Source& source, const std::string& arch) {
   validate_arch(arch);
-  return make_cache_key(source, arch, compile_options(arch), nvrtc().version);
+  return make_cache_key(source, arch, compile_options(arch, source.arch_specific), nvrtc().version);
 }
 
 std::shared_ptr<RedisTier> redis_tier() {

@@ -14,21 +14,14 @@
 //
 // 16-bit types keep Q's fragments in registers (head_dim ≤ 128) and hand P to the second
 // product in registers: the m16n8 accumulator layout is the m16n8k16 A layout. float32
-// (3xTF32, mma.cuh) passes P through a per-warp shared tile instead.
+// (3xTF32, mma.cuh) passes P through a per-warp shared tile instead. On sm_90a the generator's
+// Cfg::kWgmma selects the Hopper kernel (sliding_window_attention_wgmma.cuh) instead.
 #pragma once
 
-#include "bandjit/band_tiles.cuh"
-#include "bandjit/mma.cuh"
+#include "bandjit/attention_common.cuh"
+#include "bandjit/sliding_window_attention_wgmma.cuh"
 
 namespace bandjit {
-
-// Two floats as the 32-bit pair (lo, hi) of a 16-bit type: an mma A register.
-template <class T>
-__device__ __forceinline__ u32 pack_float_pair(float lo, float hi) {
-  T a = from_float<T>(lo), b = from_float<T>(hi);
-  return static_cast<u32>(*reinterpret_cast<unsigned short*>(&a)) |
-         (static_cast<u32>(*reinterpret_cast<unsigned short*>(&b)) << 16);
-}
 
 // Shared-memory layout (elements of T, then floats), the generator's size included.
 template <class Cfg>
@@ -44,11 +37,11 @@ struct AttentionSmem {
 };
 
 template <class Cfg>
-__device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* __restrict__ q,
-                                                         const typename Cfg::T* __restrict__ k,
-                                                         const typename Cfg::T* __restrict__ v,
-                                                         typename Cfg::T* __restrict__ o, float* __restrict__ lse,
-                                                         const void* mask) {
+__device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg::T* __restrict__ q,
+                                                             const typename Cfg::T* __restrict__ k,
+                                                             const typename Cfg::T* __restrict__ v,
+                                                             typename Cfg::T* __restrict__ o, float* __restrict__ lse,
+                                                             const void* mask) {
   using T = typename Cfg::T;
   using Ops = MmaOps<T>;
   using L = AttentionSmem<Cfg>;
@@ -57,7 +50,6 @@ __device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* 
   constexpr int NT = TN / 8, OT = DH / 8, KS = DH / Ops::kK;
   constexpr bool k16 = sizeof(T) == 2;
   constexpr bool kQInRegs = k16 && DH <= 128;
-  constexpr float kLog2e = 1.4426950408889634f, kLn2 = 0.6931471805599453f;
   static_assert(W * 32 == Cfg::kThreads && TM % 16 == 0, "one warp per 16 query rows");
   static_assert(TN % 16 == 0 && DH % 16 == 0, "key tiles and head_dim in whole k-steps");
   static_assert((LD * sizeof(T)) % 16 == 0 && LD >= DH, "staged rows stay 16-byte aligned");
@@ -80,31 +72,11 @@ __device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* 
   const int u_lo = max(0, t0 - WL), u_hi = min(len, t_end + WR);
   const int tiles = ceil_div(u_hi - u_lo, TN);
 
-  // The key mask of one tile, in log2 units: −inf removes the key (and keys past the end).
-  auto stage_mask = [&](int stage, int ub) {
-    if constexpr (Cfg::kKeyMask != kMaskNone) {
-      for (int x = threadIdx.x; x < TN; x += Cfg::kThreads) {
-        const int u = ub + x;
-        float add = neg_inf();
-        if (u < len) {
-          const i64 key = i64(b) * N + tc.r + i64(tc.D) * u;
-          if constexpr (Cfg::kKeyMask == kMaskBool) {
-            if (static_cast<const unsigned char*>(mask)[key] != 0) add = 0.f;
-          } else {
-            const float m = static_cast<const float*>(mask)[key];
-            if (!(m < 0.f)) add = m * kLog2e;  // HF Longformer: a negative value removes the key
-          }
-        }
-        sMask[stage * TN + x] = add;
-      }
-    }
-  };
-
   stage_row_range_async<Cfg, LD>(sQ, q, b, tc, t0, 0, TM);
   stage_row_range_async<Cfg, LD>(sK, k, b, tc, u_lo, 0, TN);
   stage_row_range_async<Cfg, LD>(sV, v, b, tc, u_lo, 0, TN);
   cp_async_commit();
-  stage_mask(0, u_lo);
+  if constexpr (Cfg::kKeyMask != kMaskNone) stage_key_mask<Cfg, TN>(sMask, mask, b, tc, u_lo);
 
   typename Ops::AFrag qa[kQInRegs ? KS : 1];
   float acc[OT][4];
@@ -119,7 +91,7 @@ __device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* 
       stage_row_range_async<Cfg, LD>(sK + (stage ^ 1) * L::kKV, k, b, tc, ub + TN, 0, TN);
       stage_row_range_async<Cfg, LD>(sV + (stage ^ 1) * L::kKV, v, b, tc, ub + TN, 0, TN);
       cp_async_commit();
-      stage_mask(stage ^ 1, ub + TN);
+      if constexpr (Cfg::kKeyMask != kMaskNone) stage_key_mask<Cfg, TN>(sMask + (stage ^ 1) * TN, mask, b, tc, ub + TN);
       cp_async_wait<1>();
     } else {
       cp_async_wait<0>();
@@ -179,54 +151,15 @@ __device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* 
         }
       }
 
-      // Scores → log2-domain logits; slots off the band, past the end or masked → −inf.
-      float tile_max[2] = {neg_inf(), neg_inf()};
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int col = 8 * nt + 2 * t4 + (e & 1);
-          float x = s[nt][e] * Cfg::kScaleLog2e;
-          if constexpr (Cfg::kKeyMask != kMaskNone) x += sMask[stage * TN + col];
-          if (!all) {
-            const int d = ub + col - (tw + g + 8 * (e >> 1));  // u − t
-            if (d < -WL || d > WR || ub + col >= len) x = neg_inf();
-          }
-          s[nt][e] = x;
-          tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
-        }
-      float alpha[2], base[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
-        const float m_new = fmaxf(m[h], tile_max[h]);
-        base[h] = m_new == neg_inf() ? 0.f : m_new;  // a row with nothing yet stays at 2^−inf = 0
-        alpha[h] = exp2_approx(m[h] - base[h]);
-        m[h] = m_new;
-        l[h] *= alpha[h];
-      }
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          s[nt][e] = exp2_approx(s[nt][e] - base[e >> 1]);
-          l[e >> 1] += s[nt][e];
-        }
-#pragma unroll
-      for (int ot = 0; ot < OT; ++ot)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[ot][e] *= alpha[e >> 1];
+      online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
+                               all);
 
       // O += P·V over the tile's keys.
       if constexpr (k16) {
 #pragma unroll
         for (int kk = 0; kk < TN / 16; ++kk) {
-          typename Ops::AFrag pa;  // A (row, key) = accumulator layout of n-tiles 2kk, 2kk + 1
-          pa.r[0] = pack_float_pair<T>(s[2 * kk][0], s[2 * kk][1]);
-          pa.r[1] = pack_float_pair<T>(s[2 * kk][2], s[2 * kk][3]);
-          pa.r[2] = pack_float_pair<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-          pa.r[3] = pack_float_pair<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+          typename Ops::AFrag pa;
+          pack_p_fragment<T>(pa.r, s, kk);
 #pragma unroll
           for (int ot = 0; ot < OT; ot += 2) {
             typename Ops::BFrag b0, b1;
@@ -262,42 +195,27 @@ __device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* 
     __syncthreads();  // every warp is done with this stage before it is refilled
   }
 
-  // Epilogue: O = acc / l through the warp's own Q rows (no warp reads another's), then out
-  // as 16-byte stores; LSE = (m + log2 l)·ln 2.
-  float inv[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
-    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
-    inv[h] = l[h] > 0.f ? 1.f / l[h] : 0.f;
-  }
-  T* sO = sQ + 16 * warp * LD;
-#pragma unroll
-  for (int ot = 0; ot < OT; ++ot)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      T* at = sO + (g + 8 * h) * LD + 8 * ot + 2 * t4;
-      at[0] = from_float<T>(acc[ot][2 * h] * inv[h]);
-      at[1] = from_float<T>(acc[ot][2 * h + 1] * inv[h]);
-    }
-  __syncwarp();
-  constexpr int V = 16 / sizeof(T), PIECES = DH / V;
-  const SubsequenceRows<Cfg> rows(b, tc, DH);
-  for (int idx = lane_id(); idx < 16 * PIECES; idx += 32) {
-    const int row = idx / PIECES, piece = idx % PIECES;
-    if (tw + row < len)
-      *reinterpret_cast<uint4*>(o + rows.at(tw + row) + piece * V) =
-          *reinterpret_cast<const uint4*>(sO + row * LD + piece * V);
-  }
-  if (t4 == 0) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int t = tw + g + 8 * h;
-      if (t < len)
-        lse[(i64(b) * Cfg::kHeads + tc.h) * N + tc.r + i64(tc.D) * t] =
-            l[h] > 0.f ? (m[h] + log2_approx(l[h])) * kLn2 : neg_inf();
-    }
-  }
+  // Each warp's O rows leave through its own Q rows: no warp reads another's.
+  attention_epilogue<Cfg, LD>(sQ + 16 * warp * LD, o, lse, acc, m, l, b, tc, tw);
+}
+
+// The entry point: the Hopper kernel where the generator asked for it (Cfg::kWgmma) and the
+// target has wgmma (sm_90a), else the portable one. Both take the same launch.
+template <class Cfg>
+__device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* __restrict__ q,
+                                                         const typename Cfg::T* __restrict__ k,
+                                                         const typename Cfg::T* __restrict__ v,
+                                                         typename Cfg::T* __restrict__ o, float* __restrict__ lse,
+                                                         const void* mask) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
+  constexpr bool kWgmma = Cfg::kWgmma;
+#else
+  constexpr bool kWgmma = false;
+#endif
+  if constexpr (kWgmma)
+    sliding_window_attention_wgmma<Cfg>(q, k, v, o, lse, mask);
+  else
+    sliding_window_attention_mma<Cfg>(q, k, v, o, lse, mask);
 }
 
 }  // namespace bandjit

@@ -217,20 +217,26 @@ class _Attention(torch.autograd.Function):
         masks = [mask] if mask is not None else []
         plain = _problem(b, n, h, dh, q.dtype, window_left, window_right, dilation, layout)
         scaled = dict(plain, scale=scale, key_mask=kind)
-        prob = torch.empty(_band_shape(b, n, h, window_left + window_right + 1, layout), dtype=q.dtype, device=q.device)
-        _launch("band_qk", plain, [q, k, prob])
-        _launch("band_softmax", scaled, [prob, prob] + masks)  # in place: S becomes P
+        # One fused kernel (SPEC §3.5): S and P never reach memory. LSE is its by-product.
         o = torch.empty_like(v)
-        _launch("band_pv", plain, [prob, v, o])
-        ctx.save_for_backward(q, k, v, prob, *masks)
+        lse = torch.empty((b, h, n), dtype=torch.float32, device=q.device)
+        _launch("sliding_window_attention", scaled, [q, k, v, o, lse] + masks)
+        ctx.save_for_backward(q, k, v, *masks)
         ctx.plain, ctx.scaled = plain, scaled
         return o
 
     @staticmethod
     @once_differentiable
     def backward(ctx, do):
-        q, k, v, prob, *masks = ctx.saved_tensors
+        q, k, v, *masks = ctx.saved_tensors
         do = do.contiguous()
+        # P is recomputed (band_qk, band_softmax in place), as FlashAttention does: the
+        # forward kept no band tensor.
+        b, n, h, _ = _sizes(q, ctx.plain["layout"], "q")
+        prob = torch.empty(_band_shape(b, n, h, ctx.plain["window_left"] + ctx.plain["window_right"] + 1,
+                                       ctx.plain["layout"]), dtype=q.dtype, device=q.device)
+        _launch("band_qk", ctx.plain, [q, k, prob])
+        _launch("band_softmax", ctx.scaled, [prob, prob] + masks)
         # attention_backward's kernels (SPEC §3.4): dP = dO·Vᵀ, dS = softmax backward (scale
         # applied once, in place on dP), dQ = band_pv(dS, K), dK = band_tpv(dS, Q), dV = band_tpv(P, dO).
         ds = torch.empty_like(prob)
@@ -245,10 +251,11 @@ class _Attention(torch.autograd.Function):
 
 def sliding_window_attention(q, k, v, window_left, window_right, dilation=1, scale=None, key_mask=None,
                              layout="bnhd"):
-    """O = softmax(scale · Q Kᵀ + M) V restricted to the band: band_qk → band_softmax (in
-    place) → band_pv; scale defaults to 1/√head_dim. q, k, v: [B, N, H, Dh] ("bnhd") or
-    [B, H, N, Dh]; key_mask as for band_softmax. Differentiable in q, k, v (the backward
-    runs attention_backward's five kernels)."""
+    """O = softmax(scale · Q Kᵀ + M) V restricted to the band, in one fused kernel
+    (sliding_window_attention, SPEC §3.5); scale defaults to 1/√head_dim. q, k, v:
+    [B, N, H, Dh] ("bnhd") or [B, H, N, Dh]; key_mask as for band_softmax. Differentiable in
+    q, k, v: the backward recomputes P (band_qk, band_softmax) and runs attention_backward's
+    five kernels."""
     q, k, v = _tensor(q, "q"), _tensor(k, "k"), _tensor(v, "v")
     _same_device(("q", q), ("k", k), ("v", v))
     if not (q.shape == k.shape == v.shape) or not (q.dtype == k.dtype == v.dtype):
@@ -261,12 +268,13 @@ def sliding_window_attention(q, k, v, window_left, window_right, dilation=1, sca
 def attention_kernels(batch, seq_len, heads, head_dim, dtype, window_left, window_right, dilation=1, scale=None,
                       key_mask="none", layout="bnhd"):
     """The (family, parameters) pairs sliding_window_attention and its backward use for a
-    problem — band_qk at scale 1, band_softmax(_backward) at `scale` with the mask kind
-    ("none", "bool", "additive"), band_pv, band_tpv — for bandjit.pregenerate or warmup.
+    problem — the fused sliding_window_attention at `scale` with the mask kind ("none",
+    "bool", "additive"), band_qk at scale 1, band_softmax(_backward) at `scale`, band_pv,
+    band_tpv — for bandjit.pregenerate or warmup.
     dtype: a torch dtype or its name."""
     dtype = dtype if isinstance(dtype, torch.dtype) else getattr(torch, dtype)
     scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
     plain = _problem(batch, seq_len, heads, head_dim, dtype, window_left, window_right, dilation, layout)
     scaled = dict(plain, scale=scale, key_mask=key_mask)
-    return [("band_qk", plain), ("band_softmax", scaled), ("band_pv", plain), ("band_softmax_backward", scaled),
-            ("band_tpv", plain)]
+    return [("sliding_window_attention", scaled), ("band_qk", plain), ("band_softmax", scaled), ("band_pv", plain),
+            ("band_softmax_backward", scaled), ("band_tpv", plain)]

@@ -71,6 +71,10 @@ TEST_CASE("key: compile options and templates change it", "[key]") {
   auto more = options;
   more.push_back("--use_fast_math");
   CHECK(make_cache_key(s, "sm_90", more, "13.0").hash != reference);
+  // A source that asks for the arch-specific target (wgmma) compiles as sm_90a on sm_90 only.
+  CHECK(compile_options("sm_90", true) != options);
+  CHECK(compile_options("sm_90", true).front() == "--gpu-architecture=sm_90a");
+  CHECK(compile_options("sm_80", true) == compile_options("sm_80"));
 
   // A copy of the templates with one byte changed in one file.
   std::vector<TemplateFile> edited = embedded_templates();

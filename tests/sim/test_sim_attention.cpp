@@ -2,8 +2,10 @@
 // by the SIMT emulator against the float64 composition of SPEC §3.1–3.3: the key tiles the
 // band touches, the band and sequence-end masks, the online softmax across tiles, the P
 // fragments handed from one product to the next, dilation by remapping, the key-padding
-// masks (fully masked rows included), the epilogue's O rows and LSE.
+// masks (fully masked rows included), the epilogue's O rows and LSE — for the portable kernel
+// and for the Hopper one (its swizzled staging, descriptors and register P fragments).
 #define BANDJIT_USE_FP16 1
+#define BANDJIT_SIM_WGMMA 1  // Cfgs with kWgmma take the Hopper kernel (wgmma emulated: tests/sim/bandjit/wgmma.cuh)
 #define __shared__  // the template uses only the dynamic (extern) shared memory
 #include "bandjit/sliding_window_attention.cuh"
 
@@ -27,7 +29,7 @@ namespace {
 // The generated struct Cfg (generator/sliding_window_attention.cpp) for one problem: sizes
 // from the template arguments, the rest from the problem and the generator's tiling.
 template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int MASK, int TM = 64,
-          int TN = 64>
+          int TN = 64, bool WGMMA = false>
 struct AttnCfg {
   using T = T_;
   static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = DH, kWindowLeft = WL, kWindowRight = WR;
@@ -40,6 +42,7 @@ struct AttnCfg {
   static inline float kScaleLog2e = 0;
   static constexpr int kKeyMask = MASK, kThreads = 2 * TM, kTileRows = TM, kKeyTile = TN, kStages = 2;
   static constexpr int kRowLD = DH + 16 / static_cast<int>(sizeof(T));
+  static constexpr bool kWgmma = WGMMA;
   static constexpr unsigned kSharedBytes = sizeof(smem);
 };
 
@@ -79,14 +82,17 @@ void run_case(Problem p, double scale = 0.37) {
                                             : KeyMask::additive;
   INFO(slug(p));
   const bool override_tiles = Cfg::kTileRows != 64 || Cfg::kKeyTile != 64;
+  // The portable kernel's cases switch the Hopper one off where the generator would take it.
   const AttentionTiling t = sliding_window_attention_tiling(p, override_tiles ? Cfg::kTileRows : 0,
-                                                            override_tiles ? Cfg::kKeyTile : 0);
+                                                            override_tiles ? Cfg::kKeyTile : 0, Cfg::kWgmma ? 2 : 1);
+  REQUIRE(t.wgmma == Cfg::kWgmma);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
   REQUIRE(t.key_tile == Cfg::kKeyTile);
   REQUIRE(t.stages == Cfg::kStages);
   REQUIRE(t.row_ld == Cfg::kRowLD);
-  REQUIRE(t.shared_bytes == AttentionSmem<Cfg>::kBytes);  // the generator sizes the template's layout
+  // The generator sizes the template's layouts.
+  REQUIRE(t.shared_bytes == std::max(AttentionSmem<Cfg>::kBytes, Cfg::kWgmma ? AttentionWgmmaSmem<Cfg>::kBytes : 0u));
   Cfg::tile_start = t.head_tile_start;
   Cfg::per_head_dilation.clear();
   for (std::int64_t h = 0; h < p.heads; ++h) Cfg::per_head_dilation.push_back(static_cast<int>(p.dilation_of(h)));
@@ -223,4 +229,26 @@ TEST_CASE("sim: sliding_window_attention at other tiles (128 rows, 32 and 128 ke
       band_problem(1, 1, 200, 32, 60, 30));
   run_case<AttnCfg<float, 1, 1, 200, 16, 60, 30, kLayoutBNHD, 1, kMaskBool, 64, 128>>(
       band_problem(1, 1, 200, 16, 60, 30));
+}
+
+// The Hopper kernel (wgmma): float16, head_dim 64 and 128, key tiles of 64 and 128.
+template <int DH, int WL, int WR, int LAYOUT, int DIL, int MASK, int TN = 64, int B = 1, int H = 2, int N = 200>
+using WgmmaCfg = AttnCfg<__half, B, H, N, DH, WL, WR, LAYOUT, DIL, MASK, 64, TN, true>;
+
+TEST_CASE("sim: sliding_window_attention on wgmma, head_dim 64, several key tiles, bnhd", "[sim]") {
+  run_case<WgmmaCfg<64, 70, 50, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 2, 200, 64, 70, 50));
+}
+
+TEST_CASE("sim: sliding_window_attention on wgmma, head_dim 128, 128-key tiles, per-head dilation, bhnd",
+          "[sim]") {
+  run_case<WgmmaCfg<128, 40, 90, kLayoutBHND, 0, kMaskNone, 128>>(
+      band_problem(1, 2, 200, 128, 40, 90, DType::float16, {1, 3}, Layout::bhnd));
+}
+
+TEST_CASE("sim: sliding_window_attention on wgmma, causal, masks with fully masked rows, N < 64", "[sim]") {
+  run_case<WgmmaCfg<64, 30, 0, kLayoutBNHD, 2, kMaskBool, 64, 2, 2, 150>>(
+      band_problem(2, 2, 150, 64, 30, 0, DType::float16, {2}));
+  run_case<WgmmaCfg<128, 9, 9, kLayoutBHND, 1, kMaskAdditive, 64, 2, 1, 120>>(
+      band_problem(2, 1, 120, 128, 9, 9, DType::float16, {1}, Layout::bhnd));
+  run_case<WgmmaCfg<64, 20, 33, kLayoutBNHD, 1, kMaskNone, 64, 1, 1, 40>>(band_problem(1, 1, 40, 64, 20, 33));
 }

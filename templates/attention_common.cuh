@@ -1,0 +1,146 @@
+// bandjit/attention_common.cuh — the parts of sliding_window_attention (SPEC §3.5) shared by
+// its portable (mma.sync) and Hopper (wgmma) kernels: the key mask of a tile, one tile of the
+// online softmax on accumulators in the m16n8 layout (16 rows per warp), P as the next
+// product's A fragments, and the epilogue that writes O and the log-sum-exp.
+#pragma once
+
+#include "bandjit/band_tiles.cuh"
+#include "bandjit/mma.cuh"
+
+namespace bandjit {
+
+// Two floats as the 32-bit pair (lo, hi) of a 16-bit type: an mma A register.
+template <class T>
+__device__ __forceinline__ u32 pack_float_pair(float lo, float hi) {
+  T a = from_float<T>(lo), b = from_float<T>(hi);
+  return static_cast<u32>(*reinterpret_cast<unsigned short*>(&a)) |
+         (static_cast<u32>(*reinterpret_cast<unsigned short*>(&b)) << 16);
+}
+
+// One key tile of the online softmax (log2 domain), for the rows g and g + 8 of the warp
+// whose first row is tw: s (the tile's scores, accumulator layout, keys ub + 8·nt + …)
+// becomes P = 2^(x − m_new) with x = s·scale·log2 e (+ the tile's mask addend); slots off
+// the band or past the sequence's end (skipped when `all` is known) get x = −inf. The running
+// maximum m, the sum l (this lane's part) and the O accumulators are rescaled to m_new.
+template <class Cfg, int NT, int OT>
+__device__ __forceinline__ void online_softmax_tile(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
+                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len,
+                                                    bool all) {
+  constexpr int WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+  float tile_max[2] = {neg_inf(), neg_inf()};
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int col = 8 * nt + 2 * t4 + (e & 1);
+      float x = s[nt][e] * Cfg::kScaleLog2e;
+      if constexpr (Cfg::kKeyMask != kMaskNone) x += mask_tile[col];
+      if (!all) {
+        const int d = ub + col - (tw + g + 8 * (e >> 1));  // u − t
+        if (d < -WL || d > WR || ub + col >= len) x = neg_inf();
+      }
+      s[nt][e] = x;
+      tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
+    }
+  float alpha[2], base[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+    tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+    const float m_new = fmaxf(m[h], tile_max[h]);
+    base[h] = m_new == neg_inf() ? 0.f : m_new;  // a row with nothing yet stays at 2^−inf = 0
+    alpha[h] = exp2_approx(m[h] - base[h]);
+    m[h] = m_new;
+    l[h] *= alpha[h];
+  }
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      s[nt][e] = exp2_approx(s[nt][e] - base[e >> 1]);
+      l[e >> 1] += s[nt][e];
+    }
+#pragma unroll
+  for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[ot][e] *= alpha[e >> 1];
+}
+
+// The A fragment (16 rows × keys 16kk … 16kk + 15) of P from the accumulator layout of
+// n-tiles 2kk and 2kk + 1: the m16n8 accumulator layout is the m16n8k16 A layout.
+template <class T, int NT>
+__device__ __forceinline__ void pack_p_fragment(u32 (&r)[4], const float (&s)[NT][4], int kk) {
+  r[0] = pack_float_pair<T>(s[2 * kk][0], s[2 * kk][1]);
+  r[1] = pack_float_pair<T>(s[2 * kk][2], s[2 * kk][3]);
+  r[2] = pack_float_pair<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+  r[3] = pack_float_pair<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+}
+
+// Writes the warp's 16 rows of O = acc / l through its own rows `staged` (row stride LD
+// elements, 16-byte aligned) as 16-byte stores, and their LSE = (m + log2 l)·ln 2.
+template <class Cfg, int LD, int OT>
+__device__ __forceinline__ void attention_epilogue(typename Cfg::T* staged, typename Cfg::T* __restrict__ o,
+                                                   float* __restrict__ lse, const float (&acc)[OT][4], float (&m)[2],
+                                                   float (&l)[2], int b, const BandTile& tc, int tw) {
+  using T = typename Cfg::T;
+  constexpr int DH = Cfg::kHeadDim, N = Cfg::kSeqLen;
+  constexpr float kLn2 = 0.6931471805599453f;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+  float inv[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+    inv[h] = l[h] > 0.f ? 1.f / l[h] : 0.f;
+  }
+#pragma unroll
+  for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      T* at = staged + (g + 8 * h) * LD + 8 * ot + 2 * t4;
+      at[0] = from_float<T>(acc[ot][2 * h] * inv[h]);
+      at[1] = from_float<T>(acc[ot][2 * h + 1] * inv[h]);
+    }
+  __syncwarp();
+  constexpr int V = 16 / sizeof(T), PIECES = DH / V;
+  const SubsequenceRows<Cfg> rows(b, tc, DH);
+  for (int idx = lane_id(); idx < 16 * PIECES; idx += 32) {
+    const int row = idx / PIECES, piece = idx % PIECES;
+    if (tw + row < tc.len)
+      *reinterpret_cast<uint4*>(o + rows.at(tw + row) + piece * V) =
+          *reinterpret_cast<const uint4*>(staged + row * LD + piece * V);
+  }
+  if (t4 == 0) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int t = tw + g + 8 * h;
+      if (t < tc.len)
+        lse[(i64(b) * Cfg::kHeads + tc.h) * N + tc.r + i64(tc.D) * t] =
+            l[h] > 0.f ? (m[h] + log2_approx(l[h])) * kLn2 : neg_inf();
+    }
+  }
+}
+
+// The key mask of keys ub … ub + TN − 1 of the tile's residue, in log2 units, into dst[TN]:
+// 0 or the additive value · log2 e for a kept key, −inf for a removed one or one past the end.
+template <class Cfg, int TN>
+__device__ __forceinline__ void stage_key_mask(float* dst, const void* mask, int b, const BandTile& tc, int ub) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  for (int x = threadIdx.x; x < TN; x += Cfg::kThreads) {
+    const int u = ub + x;
+    float add = neg_inf();
+    if (u < tc.len) {
+      const i64 key = i64(b) * Cfg::kSeqLen + tc.r + i64(tc.D) * u;
+      if constexpr (Cfg::kKeyMask == kMaskBool) {
+        if (static_cast<const unsigned char*>(mask)[key] != 0) add = 0.f;
+      } else {
+        const float m = static_cast<const float*>(mask)[key];
+        if (!(m < 0.f)) add = m * kLog2e;  // HF Longformer: a negative value removes the key
+      }
+    }
+    dst[x] = add;
+  }
+}
+
+}  // namespace bandjit

@@ -1,0 +1,146 @@
+// bandjit/sliding_window_attention_wgmma.cuh — the Hopper kernel of sliding_window_attention
+// (SPEC §3.5): the portable kernel's scheme with both products on wgmma (sm_90a), for 16-bit
+// types and head_dim 64 or 128.
+//
+// One warpgroup per block owns 64 query rows of one residue sub-sequence; Q, and per stage TN
+// K and TN V rows, are staged by cp.async straight into the 128-byte-swizzled layout of
+// wgmma.cuh (rows past the sequence's end zero-filled), then made visible to the tensor cores
+// (fence.proxy.async) before the barrier. Per key tile: S = Q·Kᵀ as m64n64k16 products with
+// both operands in shared memory (K-major: Q rows and K rows are the operands' rows); the
+// online softmax of attention_common.cuh on the accumulators (per warp the mma.sync layout);
+// O += P·V with P's A fragments from registers and V as an MN-major operand (its rows are the
+// products' K dimension). Several blocks per SM overlap one's softmax with another's products.
+#pragma once
+
+#include "bandjit/attention_common.cuh"
+#include "bandjit/wgmma.cuh"
+
+namespace bandjit {
+
+// Shared-memory layout of the Hopper kernel: 1024 bytes of slack to align the swizzle atoms,
+// then Q (64 rows), two stages of K and V (TN rows each), the key mask's two stages.
+template <class Cfg>
+struct AttentionWgmmaSmem {
+  static constexpr int TM = 64, TN = Cfg::kKeyTile, DH = Cfg::kHeadDim;
+  static constexpr int kQBytes = TM * DH * 2, kKVBytes = TN * DH * 2;
+  static constexpr int kMaskFloats = Cfg::kKeyMask != kMaskNone ? 2 * TN : 0;
+  static constexpr unsigned kBytes = 1024 + kQBytes + 4 * kKVBytes + kMaskFloats * 4;
+};
+
+// Rows u0 … u0 + R − 1 of the tile's sub-sequence of a [.., Dh] tensor into the swizzled tile
+// at shared byte address `tile` (R rows; rows outside the sequence become zeros).
+template <class Cfg, int R, class T>
+__device__ __forceinline__ void stage_swizzled_async(unsigned char* tile, const T* __restrict__ g, int b,
+                                                     const BandTile& tc, int u0) {
+  constexpr int CH = Cfg::kHeadDim / 8;  // 16-byte chunks per row
+  const SubsequenceRows<Cfg> rows(b, tc, Cfg::kHeadDim);
+  for (int idx = threadIdx.x; idx < R * CH; idx += Cfg::kThreads) {
+    const int row = idx / CH, c = idx % CH;
+    const int u = u0 + row;
+    const bool inside = static_cast<unsigned>(u) < static_cast<unsigned>(tc.len);
+    const T* src = inside ? g + rows.at(u) + c * 8 : g;
+    cp_async_16(tile + swizzled_offset<R>(row, c), src, inside ? 16 : 0);
+  }
+}
+
+template <class Cfg>
+__device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cfg::T* __restrict__ q,
+                                                               const typename Cfg::T* __restrict__ k,
+                                                               const typename Cfg::T* __restrict__ v,
+                                                               typename Cfg::T* __restrict__ o,
+                                                               float* __restrict__ lse, const void* mask) {
+  using T = typename Cfg::T;
+  using L = AttentionWgmmaSmem<Cfg>;
+  constexpr int TM = L::TM, TN = L::TN, DH = L::DH, CB = DH / 64, NB = TN / 64, KS = DH / 16;
+  constexpr int NT = TN / 8, OT = DH / 8;
+  constexpr int WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
+  static_assert(sizeof(T) == 2 && DH % 64 == 0 && TN % 64 == 0, "16-bit types, head_dim and key tiles of 64s");
+  static_assert(Cfg::kThreads == 128 && Cfg::kTileRows == TM, "one warpgroup of 64 rows per block");
+  static_assert(L::kBytes <= Cfg::kSharedBytes, "the generator's shared-memory size covers the layout");
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  const u32 base = smem_addr(smem);
+  unsigned char* sQ = smem + (((base + 1023) & ~1023u) - base);  // swizzle atoms on 1024 bytes
+  unsigned char* sK = sQ + L::kQBytes;                            // 2 stages
+  unsigned char* sV = sK + 2 * L::kKVBytes;                       // 2 stages
+  float* sMask = reinterpret_cast<float*>(sV + 2 * L::kKVBytes);  // 2 × TN, log2 units
+  const u32 aQ = smem_addr(sQ), aK = smem_addr(sK), aV = smem_addr(sV);
+
+  const BandTile tc = decode_band_tile<Cfg, TM>(blockIdx.x);
+  if (tc.t0 >= tc.len) return;
+  const int b = blockIdx.z, len = tc.len, t0 = tc.t0;
+  const int warp = threadIdx.x >> 5;
+  const int tw = t0 + 16 * warp;
+  const int t_end = min(t0 + TM, len);
+  const int u_lo = max(0, t0 - WL), u_hi = min(len, t_end + WR);
+  const int tiles = ceil_div(u_hi - u_lo, TN);
+
+  stage_swizzled_async<Cfg, TM>(sQ, q, b, tc, t0);
+  stage_swizzled_async<Cfg, TN>(sK, k, b, tc, u_lo);
+  stage_swizzled_async<Cfg, TN>(sV, v, b, tc, u_lo);
+  cp_async_commit();
+  if constexpr (Cfg::kKeyMask != kMaskNone) stage_key_mask<Cfg, TN>(sMask, mask, b, tc, u_lo);
+
+  float acc[OT][4];
+#pragma unroll
+  for (int ot = 0; ot < OT; ++ot) acc[ot][0] = acc[ot][1] = acc[ot][2] = acc[ot][3] = 0.f;
+  float m[2] = {neg_inf(), neg_inf()}, l[2] = {0.f, 0.f};
+
+#pragma unroll 1
+  for (int n = 0; n < tiles; ++n) {
+    const int stage = n & 1, ub = u_lo + n * TN;
+    if (n + 1 < tiles) {  // the other stage was last read by tile n − 1, before its barrier
+      stage_swizzled_async<Cfg, TN>(sK + (stage ^ 1) * L::kKVBytes, k, b, tc, ub + TN);
+      stage_swizzled_async<Cfg, TN>(sV + (stage ^ 1) * L::kKVBytes, v, b, tc, ub + TN);
+      cp_async_commit();
+      if constexpr (Cfg::kKeyMask != kMaskNone)
+        stage_key_mask<Cfg, TN>(sMask + (stage ^ 1) * TN, mask, b, tc, ub + TN);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    fence_proxy_async();  // this thread's copies → the tensor cores' view of shared memory
+    __syncthreads();
+
+    // S = Q·Kᵀ: k-step ks reads 16 columns of head_dim, 32 bytes into column block ks / 4.
+    const u32 kTile = aK + stage * L::kKVBytes, vTile = aV + stage * L::kKVBytes;
+    float s[NT][4];
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      const u32 at = (ks & 3) * 32;
+      const u64 da = wgmma_desc(aQ + (ks >> 2) * (TM * 128) + at, 16, 1024);
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+        wgmma_ss<T>(&s[8 * nb][0], da, wgmma_desc(kTile + (ks >> 2) * (TN * 128) + nb * 64 * 128 + at, 16, 1024),
+                    ks > 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+
+    const bool all = ub + TN <= len && ub - (tw + 15) >= -WL && ub + TN - 1 - tw <= WR;
+    online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
+                             all);
+
+    // O += P·V: k-step kk takes keys 16kk … 16kk + 15 (two swizzle atoms of V), each 64-column
+    // block of head_dim is one product.
+    u32 pa[TN / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < TN / 16; ++kk) pack_p_fragment<T>(pa[kk], s, kk);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < TN / 16; ++kk)
+#pragma unroll
+      for (int cb = 0; cb < CB; ++cb)
+        wgmma_rs<T>(&acc[8 * cb][0], pa[kk], wgmma_desc(vTile + cb * (TN * 128) + kk * 16 * 128, TN * 128, 1024));
+    wgmma_commit();
+    wgmma_wait<0>();
+    __syncthreads();  // every product read this stage before it is refilled
+  }
+
+  // O leaves through plain rows (head_dim + 8 apart) over the K stages, free now.
+  constexpr int LD = DH + 8;
+  attention_epilogue<Cfg, LD>(reinterpret_cast<T*>(sK) + 16 * warp * LD, o, lse, acc, m, l, b, tc, tw);
+}
+
+}  // namespace bandjit

@@ -1,0 +1,112 @@
+// Host shim of templates/wgmma.cuh for the SIMT emulator, written from the PTX ISA
+// ("Asynchronous Warpgroup Level Matrix Shared Memory Layout", "Matrix Descriptor Format",
+// "Register Fragments" of wgmma.mma_async.m64nNk16), not from the template: a descriptor is
+// decoded into start address, LBO, SBO and swizzle mode; an operand element's address is the
+// canonical layout's, then the 128-byte swizzle (address bits 4–6 ^= bits 7–9) is applied, as
+// the hardware does. wgmma is a warpgroup collective; the block is one warpgroup, so the block
+// barrier separates depositing register A fragments from reading them. Products are float64
+// sums (exact up to the output's rounding). Fences, commits and waits are synchronous no-ops.
+#pragma once
+
+#include <cstring>
+
+#include "bandjit/mma.cuh"
+#include "bandjit/wgmma_layout.cuh"
+
+namespace bandjit {
+
+extern unsigned char smem[];  // the block's dynamic shared memory (the including test defines it)
+
+// The shared window: offsets into the emulated block's shared memory.
+inline u32 smem_addr(const void* p) { return static_cast<u32>(static_cast<const unsigned char*>(p) - smem); }
+
+inline void wgmma_fence() {}
+inline void wgmma_commit() {}
+template <int N>
+inline void wgmma_wait() {}
+inline void fence_proxy_async() {}
+
+namespace sim_wgmma {
+
+struct Desc {
+  u32 start, lbo, sbo;
+};
+
+inline Desc decode(u64 d) {
+  if ((d >> 62) != 1) ::bandjit::sim::fail("wgmma descriptor: not the 128-byte swizzle mode");
+  if (((d >> 49) & 7) != 0) ::bandjit::sim::fail("wgmma descriptor: base offset not 0");
+  Desc r{static_cast<u32>((d & 0x3FFF) << 4), static_cast<u32>(((d >> 16) & 0x3FFF) << 4),
+         static_cast<u32>(((d >> 32) & 0x3FFF) << 4)};
+  // With base offset 0 the pattern repeats from 1024-byte boundaries: an operand starts in
+  // row 0 of an atom (a k-step may move it along the row, never down).
+  if ((r.start >> 7) & 7) ::bandjit::sim::fail("wgmma descriptor: start not in row 0 of a swizzle atom");
+  return r;
+}
+
+inline u32 swizzle128(u32 a) { return a ^ (((a >> 7) & 7) << 4); }
+
+template <class T>
+inline float element(u32 addr) {
+  if (addr % 2 || addr + 2 > 256 * 1024) ::bandjit::sim::fail("wgmma operand outside shared memory");
+  T x;
+  std::memcpy(&x, smem + addr, 2);
+  return to_float(x);
+}
+
+// K-major operand (rows = M or N, 16 columns of K): element (mn, k).
+template <class T>
+inline float k_major(const Desc& d, int mn, int k) {
+  return element<T>(swizzle128(d.start + (mn / 8) * d.sbo + (mn % 8) * 128 + k * 2));
+}
+// MN-major operand (16 rows of K, N columns in blocks of 64 at LBO): element (k, mn).
+template <class T>
+inline float mn_major(const Desc& d, int k, int mn) {
+  return element<T>(swizzle128(d.start + (k / 8) * d.sbo + (k % 8) * 128 + (mn / 64) * d.lbo + (mn % 64) * 2));
+}
+
+// This thread's accumulator element i of m64nN: row, column.
+inline int d_row(int i) { return 16 * ((threadIdx.x >> 5) & 3) + ((threadIdx.x & 31) >> 2) + 8 * ((i >> 1) & 1); }
+inline int d_col(int i) { return 8 * (i >> 2) + 2 * (threadIdx.x & 3) + (i & 1); }
+
+}  // namespace sim_wgmma
+
+template <class T>
+inline void wgmma_ss(float* d, u64 da, u64 db, bool accumulate) {
+  using namespace sim_wgmma;
+  const Desc a = decode(da), b = decode(db);
+  for (int i = 0; i < 32; ++i) {
+    double sum = accumulate ? d[i] : 0.0;
+    for (int k = 0; k < 16; ++k)
+      sum += static_cast<double>(k_major<T>(a, d_row(i), k)) * k_major<T>(b, d_col(i), k);
+    d[i] = static_cast<float>(sum);
+  }
+}
+
+// A (64 × 16) from the warpgroup's registers: thread 32w + 4g + t4 holds, for rows 16w + g and
+// 16w + g + 8, columns 2t4, 2t4 + 1 (registers 0, 1) and 2t4 + 8, 2t4 + 9 (registers 2, 3).
+template <class T>
+inline void wgmma_rs(float* d, const u32 (&a)[4], u64 db) {
+  using namespace sim_wgmma;
+  using namespace ::bandjit::sim;
+  const Desc b = decode(db);
+  std::memcpy(lane_slot(static_cast<int>(threadIdx.x)), a, sizeof a);
+  current->sync.wait();
+  auto a_element = [](int row, int k) {
+    const int owner = 32 * (row / 16) + 4 * (row % 8) + (k % 8) / 2;
+    const int reg = (row % 16) / 8 + 2 * (k / 8);
+    u32 w;
+    std::memcpy(&w, lane_slot(owner) + 4 * reg, 4);
+    const unsigned short bits = static_cast<unsigned short>(k % 2 ? w >> 16 : w & 0xffff);
+    T x;
+    std::memcpy(&x, &bits, 2);
+    return to_float(x);
+  };
+  for (int i = 0; i < 32; ++i) {
+    double sum = d[i];
+    for (int k = 0; k < 16; ++k) sum += static_cast<double>(a_element(d_row(i), k)) * mn_major<T>(b, k, d_col(i));
+    d[i] = static_cast<float>(sum);
+  }
+  current->sync.wait();  // every thread has read the fragments before they are deposited again
+}
+
+}  // namespace bandjit
