@@ -48,7 +48,10 @@ std::vector<ParameterInfo> band_parameters() {
       {"dilation", "integer or list", "1 … N, one or one per head", "1", "D, stride between attended keys"},
       {"dtype", "string", "\"float32\", \"float16\", \"bfloat16\"", "", "element type; accumulation in float32"},
       {"layout", "string", "\"bnhd\", \"bhnd\"", "\"bnhd\"", "order of Q/K/V/O and of the band tensors"},
-      {"scale", "number", "finite", "1.0", "band_qk multiplies S by it; band_softmax uses softmax(scale S + M)"},
+      {"scale", "number", "finite", "1.0",
+       "band_qk multiplies S by it; band_softmax uses softmax(scale S + M); sliding_window_attention's logits are "
+       "scale Q K^T + M (pass 1/sqrt(head_dim) for the usual scaling: one default for every family, so a fused "
+       "forward and attention_backward built from one problem agree)"},
       {"key_mask", "string", "\"none\", \"bool\", \"additive\"", "\"none\"", "key-padding mask [B, N] of band_softmax"},
       {"runtime_batch", "boolean", "true or false", "false", "leave batch out of the kernel (one kernel, any batch)"},
   };

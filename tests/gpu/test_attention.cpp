@@ -1,6 +1,7 @@
 // The fused sliding_window_attention on the GPU against the float64 composition of SPEC
 // §3.1–3.3: every edge case through the check harness (fresh random inputs, NaN-poisoned O
-// and LSE), at the generator's tiles and at the other tiles the tuning knobs allow.
+// and LSE) — with the Hopper (wgmma) kernel where the generator takes it, and with the
+// portable one there too — and at the other tiles the tuning knobs allow.
 #include <cstdlib>
 
 #include "support/catch.hpp"
@@ -13,6 +14,13 @@ TEST_CASE("sliding_window_attention: O and LSE of every edge case match float64"
   test::check_edge_cases("sliding_window_attention", 2);
 }
 
+TEST_CASE("sliding_window_attention: the portable kernel where the Hopper one would run", "[sliding_window_attention]") {
+  // BANDJIT_ATTENTION_WGMMA=0: the mma.sync kernel for float16/bfloat16 with head_dim 64/128 too.
+  ::setenv("BANDJIT_ATTENTION_WGMMA", "0", 1);
+  test::check_edge_cases("sliding_window_attention", 2);
+  ::unsetenv("BANDJIT_ATTENTION_WGMMA");
+}
+
 TEST_CASE("sliding_window_attention: other tiles (BANDJIT_ATTENTION_*) give the same results",
           "[sliding_window_attention]") {
   for (const char* rows : {"64", "128"})
@@ -20,7 +28,7 @@ TEST_CASE("sliding_window_attention: other tiles (BANDJIT_ATTENTION_*) give the 
       ::setenv("BANDJIT_ATTENTION_TILE_ROWS", rows, 1);
       ::setenv("BANDJIT_ATTENTION_KEY_TILE", keys, 1);
       for (DType d : {DType::float16, DType::float32}) {
-        Problem p = test::band_problem(2, 3, 700, 64, 200, 90, d, {1, 2, 4}, Layout::bnhd);
+        Problem p = test::band_problem(2, 3, 700, 64, 200, 90, d, {1, 2, 4}, Layout::bnhd);  // 128 keys: wgmma too
         p.key_mask = KeyMask::boolean;
         p.scale = 0.125;
         std::uint64_t seed = 0;
