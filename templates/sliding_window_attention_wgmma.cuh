@@ -105,6 +105,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     // S = Q·Kᵀ: k-step ks reads 16 columns of head_dim, 32 bytes into column block ks / 4.
     const u32 kTile = aK + stage * L::kKVBytes, vTile = aV + stage * L::kKVBytes;
     float s[NT][4];
+    wgmma_fence_operands<NT * 4>(&s[0][0]);
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
@@ -117,6 +118,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     }
     wgmma_commit();
     wgmma_wait<0>();
+    wgmma_fence_operands<NT * 4>(&s[0][0]);
 
     const bool all = ub + TN <= len && ub - (tw + 15) >= -WL && ub + TN - 1 - tw <= WR;
     online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
@@ -127,6 +129,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     u32 pa[TN / 16][4];
 #pragma unroll
     for (int kk = 0; kk < TN / 16; ++kk) pack_p_fragment<T>(pa[kk], s, kk);
+    wgmma_fence_operands<OT * 4>(&acc[0][0]);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < TN / 16; ++kk)
@@ -135,6 +138,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
         wgmma_rs<T>(&acc[8 * cb][0], pa[kk], wgmma_desc(vTile + cb * (TN * 128) + kk * 16 * 128, TN * 128, 1024));
     wgmma_commit();
     wgmma_wait<0>();
+    wgmma_fence_operands<OT * 4>(&acc[0][0]);
     __syncthreads();  // every product read this stage before it is refilled
   }
 

@@ -37,6 +37,17 @@ __device__ __forceinline__ void fence_proxy_async() {
 #endif
 }
 
+// Pins the order of N accumulator registers against the asynchronous products: without it
+// the compiler may move reads or writes of them across wgmma.fence / wgmma.wait_group, which
+// carry no register dependence (it emits no instruction).
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(float* d) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+#endif
+}
+
 #define BANDJIT_WGMMA_D32                                                                                             \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
   "%24, %25, %26, %27, %28, %29, %30, %31}"

@@ -25,6 +25,8 @@ inline void wgmma_commit() {}
 template <int N>
 inline void wgmma_wait() {}
 inline void fence_proxy_async() {}
+template <int N>
+inline void wgmma_fence_operands(float*) {}
 
 namespace sim_wgmma {
 
