@@ -82,20 +82,7 @@ std::vector<OpCheck> check_attention(const ForwardState& f, const CheckOptions& 
   const double us = median_time_us(run, options.warmup, options.timing_runs);
   const std::uint64_t empty_rows = rows_without_keys(p, mask);
   auto make = [&](const char* name, const ErrorSum& e, const NonFinite& nf, std::uint64_t inf_expected) {
-    OpCheck c;
-    c.family = name;
-    c.origin = kernel.info().origin;
-    c.get_kernel_ms = fetch_ms;
-    c.rel_error = e.rel();
-    c.tolerance = tol;
-    c.rows_checked = rows.size();
-    c.structure_mismatches = e.structure;
-    c.nan_count = nf.nan;
-    c.inf_count = nf.inf;
-    c.inf_expected = inf_expected;
-    c.median_us = us;
-    c.passed = c.rel_error <= tol && c.structure_mismatches == 0 && c.nan_count == 0 && c.inf_count == inf_expected;
-    return c;
+    return make_op_check(name, kernel.info().origin, fetch_ms, e, tol, rows.size(), nf, inf_expected, us);
   };
   OpCheck o = make("sliding_window_attention", total(err_o), o_nf, 0);
   OpCheck l = make("sliding_window_attention (lse)", total(err_lse), lse_nf, empty_rows);

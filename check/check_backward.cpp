@@ -196,19 +196,8 @@ std::vector<OpCheck> check_backward(const ForwardState& f, const std::vector<std
   std::vector<OpCheck> out;
   auto report = [&](const std::string& family, Origin origin, double get_ms, const ErrorSum& e, std::size_t rows,
                     const NonFinite& nf, double median_us, const std::string& note) {
-    OpCheck c;
-    c.family = family;
-    c.origin = origin;
-    c.get_kernel_ms = get_ms;
-    c.rel_error = e.rel();
-    c.tolerance = tol;
-    c.rows_checked = rows;
-    c.structure_mismatches = e.structure;
-    c.nan_count = nf.nan;
-    c.inf_count = nf.inf;
-    c.median_us = median_us;
+    OpCheck c = make_op_check(family, origin, get_ms, e, tol, rows, nf, 0, median_us);
     c.note = note;
-    c.passed = c.rel_error <= tol && e.structure == 0 && nf.nan == 0 && nf.inf == 0 && rows > 0;
     out.push_back(c);
   };
   const auto& rows = f.rows;

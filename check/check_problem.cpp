@@ -184,20 +184,8 @@ std::vector<OpCheck> check_problem(const Problem& p, const std::vector<std::stri
   std::vector<OpCheck> out;
   auto report = [&](const char* family, const Fetched& f, const ErrorSum& e, const NonFinite& nf,
                     std::uint64_t inf_expected, const std::function<void()>& run) {
-    OpCheck c;
-    c.family = family;
-    c.origin = f.kernel.info().origin;
-    c.get_kernel_ms = f.ms;
-    c.rel_error = e.rel();
-    c.tolerance = tol;
-    c.rows_checked = rows.size();
-    c.structure_mismatches = e.structure;
-    c.nan_count = nf.nan;
-    c.inf_count = nf.inf;
-    c.inf_expected = inf_expected;
-    c.median_us = median_time_us(run, options.warmup, options.timing_runs);
-    c.passed = c.rel_error <= tol && c.structure_mismatches == 0 && c.nan_count == 0 && c.inf_count == inf_expected;
-    out.push_back(c);
+    out.push_back(make_op_check(family, f.kernel.info().origin, f.ms, e, tol, rows.size(), nf, inf_expected,
+                                median_time_us(run, options.warmup, options.timing_runs)));
   };
   if (wants("band_qk")) report("band_qk", qk, total(err_qk), s_nf, expected_out_of_range_slots(p), run_qk);
   if (wants("band_softmax")) report("band_softmax", sm, total(err_sm), p_nf, 0, run_sm);

@@ -136,4 +136,24 @@ ErrorSum total(const std::vector<ErrorSum>& parts) {
   return t;
 }
 
+OpCheck make_op_check(const std::string& family, Origin origin, double get_kernel_ms, const ErrorSum& error,
+                      double tolerance, std::uint64_t rows, const NonFinite& nonfinite, std::uint64_t inf_expected,
+                      double median_us) {
+  OpCheck c;
+  c.family = family;
+  c.origin = origin;
+  c.get_kernel_ms = get_kernel_ms;
+  c.rel_error = error.rel();
+  c.tolerance = tolerance;
+  c.rows_checked = rows;
+  c.structure_mismatches = error.structure;
+  c.nan_count = nonfinite.nan;
+  c.inf_count = nonfinite.inf;
+  c.inf_expected = inf_expected;
+  c.median_us = median_us;
+  c.passed = rows > 0 && c.rel_error <= tolerance && c.structure_mismatches == 0 && c.nan_count == 0 &&
+             c.inf_count == inf_expected;
+  return c;
+}
+
 }  // namespace bandjit

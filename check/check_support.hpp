@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bandjit/bandjit.hpp"
+#include "check/check_problem.hpp"
 #include "check/device_buffer.hpp"
 
 namespace bandjit {
@@ -75,5 +76,11 @@ struct ErrorSum {
   double rel() const;
 };
 ErrorSum total(const std::vector<ErrorSum>& parts);
+
+/// One report row: passed when rows were checked, the relative error is within tolerance, no
+/// exact slot differs, no NaN survived and exactly `inf_expected` infinities remain.
+OpCheck make_op_check(const std::string& family, Origin origin, double get_kernel_ms, const ErrorSum& error,
+                      double tolerance, std::uint64_t rows, const NonFinite& nonfinite, std::uint64_t inf_expected,
+                      double median_us);
 
 }  // namespace bandjit
