@@ -28,7 +28,7 @@ std::vector<Family> make_families() {
        {"p", "dp", "ds", "[mask: key_mask]"}, &generate_band_softmax_backward},
       {"sliding_window_attention", kBandSet,
        "O = band_pv(band_softmax(scale Q K^T + M), V) fused, S and P never stored; LSE[b,h,i] = "
-       "ln sum_j exp(scale S + M) (SPEC 3.5)",
+       "ln sum_j exp(scale S + M), float32 [B, H, N] (SPEC 3.5)",
        kBandReference, {"q", "k", "v", "o", "lse", "[mask: key_mask]"}, &generate_sliding_window_attention},
   };
   for (const auto& f : row_families()) families.push_back(f);
@@ -52,7 +52,8 @@ std::vector<ParameterInfo> band_parameters() {
        "band_qk multiplies S by it; band_softmax uses softmax(scale S + M); sliding_window_attention's logits are "
        "scale Q K^T + M (pass 1/sqrt(head_dim) for the usual scaling: one default for every family, so a fused "
        "forward and attention_backward built from one problem agree)"},
-      {"key_mask", "string", "\"none\", \"bool\", \"additive\"", "\"none\"", "key-padding mask [B, N] of band_softmax"},
+      {"key_mask", "string", "\"none\", \"bool\", \"additive\"", "\"none\"",
+       "key-padding mask [B, N] of band_softmax, band_softmax_backward and sliding_window_attention"},
       {"runtime_batch", "boolean", "true or false", "false", "leave batch out of the kernel (one kernel, any batch)"},
   };
 }

@@ -31,6 +31,15 @@ void inline_includes(const std::string& text, const std::vector<TemplateFile>& h
 }
 }  // namespace
 
+std::string arch_specific_target(const std::string& arch) { return arch == "sm_90" ? "sm_90a" : ""; }
+
+LaunchShape launch_for(const Source& source, const std::string& arch) {
+  LaunchShape launch = source.launch;
+  if (source.arch_specific && !arch_specific_target(arch).empty() && source.arch_specific_shared_bytes)
+    launch.shared_bytes = source.arch_specific_shared_bytes;
+  return launch;
+}
+
 std::string standalone_text(const Source& source) {
   std::set<std::string> done;
   std::string out;

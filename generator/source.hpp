@@ -63,9 +63,18 @@ struct Source {
   std::vector<std::uint32_t> argument_alignment;
   /// Uses instructions of the arch-specific target (wgmma): sm_90 compiles as sm_90a.
   bool arch_specific = false;
+  /// Dynamic shared memory of the arch-specific build (its kernel's layout); 0 = launch's.
+  std::uint32_t arch_specific_shared_bytes = 0;
   /// The family's view of the problem: only the fields that change its code (cache key).
   nlohmann::json key_fields;
 };
+
+/// The arch-specific target an arch has ("sm_90" → "sm_90a"), or "" when none is used.
+std::string arch_specific_target(const std::string& arch);
+
+/// The launch of `source` built for `arch`: its arch-specific build (source.arch_specific on
+/// an arch that has such a target) takes arch_specific_shared_bytes when set.
+LaunchShape launch_for(const Source& source, const std::string& arch);
 
 /// The source with every `#include "bandjit/…"` replaced by the template's text (each
 /// once), so that it compiles on its own with nvcc or NVRTC and the CUDA headers.

@@ -205,25 +205,36 @@ AttentionTiling sliding_window_attention_tiling(const Problem& p, int tile_rows,
     if (p.key_mask != KeyMask::none) floats += t.stages * t.key_tile;
     return static_cast<std::uint32_t>((t.tile_rows + 2 * t.stages * t.key_tile) * t.row_ld * es + floats * 4);
   };
-  // 64-key tiles; 32 where 64 do not fit (float32 with head_dim 256).
+  // 64-key tiles, halved (down to 16), then fewer query rows (down to 16), until the block
+  // fits every target's shared memory (99 KiB on sm_86/sm_89; sm_80 has 163, sm_90 227):
+  // float32 with head_dim ≥ 64 and 16-bit head_dim 256 take smaller tiles. Overrides may use
+  // up to sm_90's.
   t.key_tile = key_tile ? key_tile : 64;
-  while (!key_tile && t.key_tile > 32 && bytes() > kMaxSharedBytes) t.key_tile /= 2;
+  while (bytes() > kPortableSharedBytes) {
+    if (!key_tile && t.key_tile > 16) {
+      t.key_tile /= 2;
+    } else if (!tile_rows && t.tile_rows > 16) {
+      t.tile_rows /= 2;
+      t.threads = 32 * (t.tile_rows / 16);
+    } else {
+      break;
+    }
+  }
   t.shared_bytes = bytes();
-  // The Hopper kernel takes the same launch; its layout (1 KiB of alignment slack, Q, two
-  // stages of K and V in the swizzled layout, the mask) may need more shared memory.
+  // The Hopper kernel (built for sm_90a only, launched with its own shared memory): 1 KiB of
+  // alignment slack, Q, two stages of K and V in the swizzled layout, the mask.
   t.wgmma = wgmma != 1 && p.dtype != DType::float32 && (p.head_dim == 64 || p.head_dim == 128) &&
             t.tile_rows == 64 && t.key_tile % 64 == 0;
-  if (t.wgmma) {
-    const auto hopper = static_cast<std::uint32_t>(1024 + (t.tile_rows + 4 * t.key_tile) * p.head_dim * es +
-                                                   (p.key_mask != KeyMask::none ? 2 * t.key_tile * 4 : 0));
-    t.shared_bytes = std::max(t.shared_bytes, hopper);
-  }
-  if (t.shared_bytes > kMaxSharedBytes)
+  if (t.wgmma)
+    t.wgmma_shared_bytes = static_cast<std::uint32_t>(1024 + (t.tile_rows + 4 * t.key_tile) * p.head_dim * es +
+                                                      (p.key_mask != KeyMask::none ? 2 * t.key_tile * 4 : 0));
+  if (std::max(t.shared_bytes, t.wgmma_shared_bytes) > kMaxSharedBytes)
     throw Error(ErrorKind::invalid_problem,
                 fmt::format("sliding_window_attention needs {} bytes of shared memory with {} query rows and {} keys "
                             "per tile (BANDJIT_ATTENTION_TILE_ROWS, BANDJIT_ATTENTION_KEY_TILE) for head_dim {} {}; at "
                             "most {} fit an SM: use smaller tiles",
-                            t.shared_bytes, t.tile_rows, t.key_tile, p.head_dim, to_string(p.dtype), kMaxSharedBytes));
+                            std::max(t.shared_bytes, t.wgmma_shared_bytes), t.tile_rows, t.key_tile, p.head_dim,
+                            to_string(p.dtype), kMaxSharedBytes));
   t.head_tile_start = head_tile_starts(p, t.tile_rows);
   t.tiles_per_batch = t.head_tile_start.back();
   return t;

@@ -85,6 +85,7 @@ struct AttentionTiling {
   /// The Hopper kernel (wgmma, compiled for sm_90a on sm_90; the portable one elsewhere):
   /// float16/bfloat16, head_dim 64 or 128, 64-row tiles, key tiles of 64 or 128.
   bool wgmma = false;
+  std::uint32_t wgmma_shared_bytes = 0;  ///< the Hopper kernel's (its build's launch); 0 without it
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
   int tiles_per_batch = 0;           ///< grid.x
   std::uint32_t shared_bytes = 0;
@@ -112,7 +113,9 @@ SoftmaxTiling band_softmax_tiling(const Problem& problem);
 /// 16-byte pieces that can cover a row of C elements at any alignment.
 int pieces_per_row(std::int64_t diagonals, DType dtype);
 
-/// Most dynamic shared memory a block may use on sm_80/sm_90 (bytes).
+/// Most dynamic shared memory a block may use on sm_90 (bytes).
 constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;
+/// Most a block may use on every target bandjit builds for (sm_86/sm_89: 99 KiB; sm_80 163).
+constexpr std::uint32_t kPortableSharedBytes = 99 * 1024;
 
 }  // namespace bandjit

@@ -183,7 +183,7 @@ BundleReport load_bundle(const std::string& path) {
   check_bundle_target(bundle, path, arch, nvrtc().version);
   for (const auto& m : match_bundle(bundle, path, arch))
     module_cache().get_or_create(module_cache_key(m.key.hash, ctx), [&] {
-      return load_module(m.entry->cubin, m.source.kernel_name, m.source.launch);
+      return load_module(m.entry->cubin, m.source.kernel_name, launch_for(m.source, arch));
     });
   report.arch = bundle.arch;
   report.nvrtc = bundle.nvrtc;

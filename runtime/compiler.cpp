@@ -42,7 +42,8 @@ void validate_arch(const std::string& arch) {
 }
 
 std::vector<std::string> compile_options(const std::string& arch, bool arch_specific) {
-  const std::string target = arch_specific && arch == "sm_90" ? "sm_90a" : arch;
+  const std::string special = arch_specific ? arch_specific_target(arch) : "";
+  const std::string target = special.empty() ? arch : special;
   return {"--gpu-architecture=" + target, "--std=c++17", "--generate-line-info", "--ptxas-options=-v"};
 }
 

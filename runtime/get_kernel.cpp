@@ -38,7 +38,7 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
   auto result = module_cache().get_or_create(module_cache_key(key.hash, ctx), [&] {
     auto obtained = obtain_entry(source, key, arch, options, false);
     origin = obtained.origin;
-    return load_module(obtained.entry.cubin, source.kernel_name, source.launch);
+    return load_module(obtained.entry.cubin, source.kernel_name, launch_for(source, arch));
   });
   if (result.hit) counters().memory_hits++;
   if (info) {
@@ -46,11 +46,12 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
     info->kernel_name = source.kernel_name;
     info->key_hash = key.hash;
     info->arch = arch;
+    const LaunchShape launch = launch_for(source, arch);
     for (int d = 0; d < 3; ++d) {
-      info->grid[d] = source.launch.grid[d];
-      info->block[d] = source.launch.block[d];
+      info->grid[d] = launch.grid[d];
+      info->block[d] = launch.block[d];
     }
-    info->shared_bytes = source.launch.shared_bytes;
+    info->shared_bytes = launch.shared_bytes;
     int regs = -1;
     if (driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, result.value->function()) == CUDA_SUCCESS)
       info->registers = regs;

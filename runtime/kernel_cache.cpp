@@ -40,7 +40,7 @@ nlohmann::json make_manifest(const Source& source, const CacheKey& key, const st
       {"problem", source.name.substr(0, source.name.rfind('.'))},
       {"arch", arch},
       {"registers", cubin.registers},
-      {"shared_bytes", source.launch.shared_bytes},
+      {"shared_bytes", launch_for(source, arch).shared_bytes},
       {"threads", source.launch.block[0] * source.launch.block[1] * source.launch.block[2]},
       {"grid", {source.launch.grid[0], source.launch.grid[1], source.launch.grid[2]}},
       {"nvrtc_log", cubin.log},

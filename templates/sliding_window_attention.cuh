@@ -46,7 +46,7 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
   using Ops = MmaOps<T>;
   using L = AttentionSmem<Cfg>;
   constexpr int TM = L::TM, TN = L::TN, LD = L::LD, ST = L::ST, W = L::W, LDP = L::LDP;
-  constexpr int DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight, N = Cfg::kSeqLen;
+  constexpr int DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
   constexpr int NT = TN / 8, OT = DH / 8, KS = DH / Ops::kK;
   constexpr bool k16 = sizeof(T) == 2;
   constexpr bool kQInRegs = k16 && DH <= 128;

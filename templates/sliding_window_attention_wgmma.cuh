@@ -56,7 +56,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
   constexpr int WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
   static_assert(sizeof(T) == 2 && DH % 64 == 0 && TN % 64 == 0, "16-bit types, head_dim and key tiles of 64s");
   static_assert(Cfg::kThreads == 128 && Cfg::kTileRows == TM, "one warpgroup of 64 rows per block");
-  static_assert(L::kBytes <= Cfg::kSharedBytes, "the generator's shared-memory size covers the layout");
+  static_assert(L::kBytes <= Cfg::kWgmmaSharedBytes, "the generator's shared-memory size covers the layout");
 
   extern __shared__ __align__(16) unsigned char smem[];
   const u32 base = smem_addr(smem);

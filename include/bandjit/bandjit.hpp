@@ -104,7 +104,7 @@ struct Options {
 };
 
 /// The families get_kernel knows, by name: the band families ("band_qk", "band_softmax",
-/// "band_pv", "band_tpv", "band_softmax_backward") and those of other parameter sets
+/// "band_pv", "band_tpv", "band_softmax_backward", "sliding_window_attention") and those of other parameter sets
 /// (family_infos() in <bandjit/family.hpp> gives their parameters). The composed backward
 /// is in <bandjit/backward.hpp>.
 std::vector<std::string> families();

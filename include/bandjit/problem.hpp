@@ -35,7 +35,9 @@ struct Problem {
   std::vector<std::int64_t> dilation{1};
   DType dtype = DType::float32;
   Layout layout = Layout::bnhd;
-  /// band_qk multiplies S by it; band_softmax computes softmax(scale·S + M). Default 1.
+  /// band_qk multiplies S by it; band_softmax computes softmax(scale·S + M);
+  /// sliding_window_attention's logits are scale·Q·Kᵀ + M. Default 1 for every family (pass
+  /// 1/√head_dim for the usual attention scaling).
   double scale = 1.0;
   KeyMask key_mask = KeyMask::none;  ///< band_softmax only
   /// When true, `batch` is not baked into the kernels: one kernel serves every batch size,

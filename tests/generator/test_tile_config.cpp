@@ -2,6 +2,7 @@
 #include <set>
 
 #include "bandjit/errors.hpp"
+#include "generator/family_registry.hpp"
 #include "generator/tile_config.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -181,4 +182,35 @@ TEST_CASE("tiling: tuning overrides fit an SM or are refused by name", "[tiling]
     CHECK(std::string(e.what()).find("fit an SM") != std::string::npos);
   }
   CHECK(band_tpv_tiling(wide, 64, 32, 2).shared_bytes <= kMaxSharedBytes);
+}
+
+TEST_CASE("tiling: sliding_window_attention fits every target; the Hopper kernel has its own launch", "[tiling]") {
+  for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+    for (std::int64_t dh = 16; dh <= 256; dh += 16)
+      for (KeyMask m : {KeyMask::none, KeyMask::additive}) {
+        Problem p = make(4096, 256, 256, {1}, dt, dh);
+        p.key_mask = m;
+        INFO(slug(p));
+        const AttentionTiling t = sliding_window_attention_tiling(p);
+        CHECK(t.shared_bytes <= kPortableSharedBytes);  // sm_86/sm_89 hold it, so sm_80 and sm_90 do
+        CHECK(t.key_tile >= 16);
+        CHECK(t.key_tile % 16 == 0);
+        const bool hopper = dt != DType::float32 && (dh == 64 || dh == 128);
+        CHECK(t.wgmma == hopper);
+        CHECK((t.wgmma_shared_bytes > 0) == hopper);
+        CHECK(t.wgmma_shared_bytes <= kMaxSharedBytes);
+        CHECK_FALSE(sliding_window_attention_tiling(p, 0, 0, 1).wgmma);  // switched off
+        // The source carries both launches: the sm_90a build takes the Hopper kernel's.
+        const Source s = generate_sliding_window_attention(p);
+        CHECK(s.arch_specific == hopper);
+        CHECK(launch_for(s, "sm_80").shared_bytes == t.shared_bytes);
+        CHECK(launch_for(s, "sm_90").shared_bytes == (hopper ? t.wgmma_shared_bytes : t.shared_bytes));
+      }
+  // An override that does not fit sm_90 is refused, naming the knobs.
+  try {
+    sliding_window_attention_tiling(make(4096, 256, 256, {1}, DType::float32, 256), 128, 128);
+    FAIL("accepted a tile larger than an SM");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("BANDJIT_ATTENTION_KEY_TILE") != std::string::npos);
+  }
 }

@@ -43,6 +43,7 @@ struct AttnCfg {
   static constexpr int kKeyMask = MASK, kThreads = 2 * TM, kTileRows = TM, kKeyTile = TN, kStages = 2;
   static constexpr int kRowLD = DH + 16 / static_cast<int>(sizeof(T));
   static constexpr bool kWgmma = WGMMA;
+  static constexpr unsigned kWgmmaSharedBytes = sizeof(smem);
   static constexpr unsigned kSharedBytes = sizeof(smem);
 };
 
@@ -65,7 +66,8 @@ std::vector<double> make_mask(const Problem& p, std::mt19937& rng) {
   for (std::int64_t b = 0; b < p.batch; ++b)
     for (std::int64_t i = 0; i < p.seq_len; ++i) {
       bool kept = b == 0 ? u(rng) > 0.3 : (i < p.seq_len / 4 || i >= p.seq_len / 4 + p.seq_len / 2);
-      const double additive = u(rng) * 2;  // kept keys of an additive mask add 0 … 2
+      // Kept keys of an additive mask add 0 … 2, a third of them exactly 0 (HF's value for a kept key).
+      const double additive = u(rng) < 0.33 ? 0.0 : u(rng) * 2;
       mask[static_cast<std::size_t>(b * p.seq_len + i)] =
           p.key_mask == KeyMask::boolean ? (kept ? 1.0 : 0.0) : (kept ? additive : -10000.0);
     }
@@ -73,7 +75,9 @@ std::vector<double> make_mask(const Problem& p, std::mt19937& rng) {
 }
 
 template <class Cfg>
-void run_case(Problem p, double scale = 0.37) {
+// The default scale keeps the logits within a few units, so every key of a row carries a
+// weight the per-row LSE check (1e-5) sees: a key wrongly dropped or added shows.
+void run_case(Problem p, double scale = 0.1) {
   using T = typename Cfg::T;
   p.dtype = std::is_same_v<T, float> ? DType::float32 : DType::float16;
   p.scale = scale;
@@ -92,7 +96,8 @@ void run_case(Problem p, double scale = 0.37) {
   REQUIRE(t.stages == Cfg::kStages);
   REQUIRE(t.row_ld == Cfg::kRowLD);
   // The generator sizes the template's layouts.
-  REQUIRE(t.shared_bytes == std::max(AttentionSmem<Cfg>::kBytes, Cfg::kWgmma ? AttentionWgmmaSmem<Cfg>::kBytes : 0u));
+  REQUIRE(t.shared_bytes == AttentionSmem<Cfg>::kBytes);
+  REQUIRE(t.wgmma_shared_bytes == (Cfg::kWgmma ? AttentionWgmmaSmem<Cfg>::kBytes : 0u));
   Cfg::tile_start = t.head_tile_start;
   Cfg::per_head_dilation.clear();
   for (std::int64_t h = 0; h < p.heads; ++h) Cfg::per_head_dilation.push_back(static_cast<int>(p.dilation_of(h)));
@@ -251,4 +256,36 @@ TEST_CASE("sim: sliding_window_attention on wgmma, causal, masks with fully mask
   run_case<WgmmaCfg<128, 9, 9, kLayoutBHND, 1, kMaskAdditive, 64, 2, 1, 120>>(
       band_problem(2, 1, 120, 128, 9, 9, DType::float16, {1}, Layout::bhnd));
   run_case<WgmmaCfg<64, 20, 33, kLayoutBNHD, 1, kMaskNone, 64, 1, 1, 40>>(band_problem(1, 1, 40, 64, 20, 33));
+}
+
+TEST_CASE("sim: sliding_window_attention at the band's and the sequence's tile boundaries", "[sim]") {
+  // Key tiles that end exactly at the sequence's end or one key past it; warps whose band
+  // just covers or just misses a whole tile (the unchecked path's bounds); w_l = w_r = 0,
+  // where each row's only key is its own; a peaky softmax (large scale).
+  run_case<AttnCfg<__half, 1, 1, 63, 16, 31, 48, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 1, 63, 16, 31, 48));
+  run_case<AttnCfg<__half, 1, 1, 64, 16, 30, 47, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 1, 64, 16, 30, 47));
+  run_case<AttnCfg<float, 1, 1, 65, 16, 0, 0, kLayoutBHND, 1, kMaskNone>>(
+      band_problem(1, 1, 65, 16, 0, 0, DType::float32, {1}, Layout::bhnd));
+  run_case<AttnCfg<__half, 1, 2, 130, 32, 49, 14, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 2, 130, 32, 49, 14), 1.5);
+  run_case<WgmmaCfg<64, 31, 48, kLayoutBNHD, 1, kMaskNone, 64, 1, 1, 63>>(band_problem(1, 1, 63, 64, 31, 48));
+  run_case<WgmmaCfg<64, 45, 62, kLayoutBNHD, 1, kMaskNone, 64, 1, 1, 64>>(band_problem(1, 1, 64, 64, 45, 62));
+  run_case<WgmmaCfg<64, 30, 47, kLayoutBNHD, 1, kMaskNone, 64, 1, 1, 64>>(band_problem(1, 1, 64, 64, 30, 47));
+  run_case<WgmmaCfg<64, 0, 0, kLayoutBHND, 1, kMaskAdditive, 64, 2, 1, 65>>(
+      band_problem(2, 1, 65, 64, 0, 0, DType::float16, {1}, Layout::bhnd));
+}
+
+TEST_CASE("sim: sliding_window_attention, key masks on key tiles wholly inside the band", "[sim]") {
+  run_case<AttnCfg<__half, 1, 1, 300, 16, 100, 77, kLayoutBNHD, 1, kMaskBool>>(band_problem(1, 1, 300, 16, 100, 77));
+  run_case<AttnCfg<float, 1, 1, 300, 16, 100, 77, kLayoutBHND, 1, kMaskAdditive>>(
+      band_problem(1, 1, 300, 16, 100, 77, DType::float32, {1}, Layout::bhnd));
+  run_case<WgmmaCfg<64, 100, 77, kLayoutBNHD, 1, kMaskAdditive, 64, 1, 1, 300>>(
+      band_problem(1, 1, 300, 64, 100, 77));
+}
+
+TEST_CASE("sim: sliding_window_attention with 16- and 32-row tiles and 16-key tiles (float32, wide head_dim)",
+          "[sim]") {
+  run_case<AttnCfg<float, 1, 1, 90, 16, 20, 11, kLayoutBNHD, 2, kMaskNone, 16, 16>>(
+      band_problem(1, 1, 90, 16, 20, 11, DType::float32, {2}));
+  run_case<AttnCfg<float, 1, 1, 90, 32, 20, 11, kLayoutBHND, 1, kMaskBool, 32, 16>>(
+      band_problem(1, 1, 90, 32, 20, 11, DType::float32, {1}, Layout::bhnd));
 }
