@@ -17,6 +17,30 @@ __device__ __forceinline__ u32 pack_float_pair(float lo, float hi) {
          (static_cast<u32>(*reinterpret_cast<unsigned short*>(&b)) << 16);
 }
 
+// One block's query rows — TM consecutive rows t0 … of one residue sub-sequence of batch b —
+// and the keys they see, u ∈ [t0 − w_l, t_last + w_r] within the sequence, streamed as
+// `tiles` tiles of TN keys from u_lo.
+template <class Cfg, int TM, int TN>
+struct AttentionBlock {
+  BandTile tc;
+  int b, u_lo, tiles;
+  __device__ __forceinline__ AttentionBlock() : tc(decode_band_tile<Cfg, TM>(blockIdx.x)), b(blockIdx.z) {
+    const int t_end = min(tc.t0 + TM, tc.len);
+    u_lo = max(0, tc.t0 - Cfg::kWindowLeft);
+    tiles = ceil_div(min(tc.len, t_end + Cfg::kWindowRight) - u_lo, TN);
+  }
+  // No rows: the residue is shorter than the longest one the grid is sized for.
+  __device__ __forceinline__ bool empty() const { return tc.t0 >= tc.len; }
+  // Keys ub … ub + TN − 1 all in the band of rows tw … tw + 15 and in the sequence: no checks.
+  __device__ __forceinline__ bool tile_inside(int ub, int tw) const {
+    return ub + TN <= tc.len && ub - (tw + 15) >= -Cfg::kWindowLeft && ub + TN - 1 - tw <= Cfg::kWindowRight;
+  }
+  // None of them in the band of rows tw … tw + 15 (or those rows past the end): no work.
+  __device__ __forceinline__ bool tile_outside(int ub, int tw) const {
+    return ub > tw + 15 + Cfg::kWindowRight || ub + TN - 1 < tw - Cfg::kWindowLeft || tw >= tc.len;
+  }
+};
+
 // One key tile of the online softmax (log2 domain), for the rows g and g + 8 of the warp
 // whose first row is tw: s (the tile's scores, accumulator layout, keys ub + 8·nt + …)
 // becomes P = 2^(x − m_new) with x = s·scale·log2 e (+ the tile's mask addend); slots off

@@ -46,7 +46,7 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
   using Ops = MmaOps<T>;
   using L = AttentionSmem<Cfg>;
   constexpr int TM = L::TM, TN = L::TN, LD = L::LD, ST = L::ST, W = L::W, LDP = L::LDP;
-  constexpr int DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
+  constexpr int DH = Cfg::kHeadDim;
   constexpr int NT = TN / 8, OT = DH / 8, KS = DH / Ops::kK;
   constexpr bool k16 = sizeof(T) == 2;
   constexpr bool kQInRegs = k16 && DH <= 128;
@@ -63,14 +63,12 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
   float* sP = reinterpret_cast<float*>(sV + ST * L::kKV);  // float32: 16 × LDP per warp
   float* sMask = sP + L::kPFloats;                         // key mask: ST × TN, log2 units
 
-  const BandTile tc = decode_band_tile<Cfg, TM>(blockIdx.x);
-  if (tc.t0 >= tc.len) return;
-  const int b = blockIdx.z, len = tc.len, t0 = tc.t0;
+  const AttentionBlock<Cfg, TM, TN> blk;
+  if (blk.empty()) return;
+  const BandTile& tc = blk.tc;
+  const int b = blk.b, len = tc.len, t0 = tc.t0, u_lo = blk.u_lo, tiles = blk.tiles;
   const int warp = threadIdx.x >> 5, g = lane_id() >> 2, t4 = lane_id() & 3;
   const int tw = t0 + 16 * warp;  // the warp's first row
-  const int t_end = min(t0 + TM, len);
-  const int u_lo = max(0, t0 - WL), u_hi = min(len, t_end + WR);
-  const int tiles = ceil_div(u_hi - u_lo, TN);
 
   stage_row_range_async<Cfg, LD>(sQ, q, b, tc, t0, 0, TM);
   stage_row_range_async<Cfg, LD>(sK, k, b, tc, u_lo, 0, TN);
@@ -105,9 +103,7 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
     }
     // Keys ub … ub + TN − 1 against the warp's rows tw … tw + 15: none in the band → no work;
     // all in it (and inside the sequence) → no per-element checks.
-    const bool none = ub > tw + 15 + WR || ub + TN - 1 < tw - WL || tw >= len;
-    const bool all = ub + TN <= len && ub - (tw + 15) >= -WL && ub + TN - 1 - tw <= WR;
-    if (!none) {
+    if (!blk.tile_outside(ub, tw)) {
       const T* sKs = sK + stage * L::kKV;
       const T* sVs = sV + stage * L::kKV;
       float s[NT][4];
@@ -152,7 +148,7 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
       }
 
       online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
-                               all);
+                               blk.tile_inside(ub, tw));
 
       // O += P·V over the tile's keys.
       if constexpr (k16) {

@@ -53,7 +53,6 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
   using L = AttentionWgmmaSmem<Cfg>;
   constexpr int TM = L::TM, TN = L::TN, DH = L::DH, CB = DH / 64, NB = TN / 64, KS = DH / 16;
   constexpr int NT = TN / 8, OT = DH / 8;
-  constexpr int WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
   static_assert(sizeof(T) == 2 && DH % 64 == 0 && TN % 64 == 0, "16-bit types, head_dim and key tiles of 64s");
   static_assert(Cfg::kThreads == 128 && Cfg::kTileRows == TM, "one warpgroup of 64 rows per block");
   static_assert(L::kBytes <= Cfg::kWgmmaSharedBytes, "the generator's shared-memory size covers the layout");
@@ -66,14 +65,12 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
   float* sMask = reinterpret_cast<float*>(sV + 2 * L::kKVBytes);  // 2 × TN, log2 units
   const u32 aQ = smem_addr(sQ), aK = smem_addr(sK), aV = smem_addr(sV);
 
-  const BandTile tc = decode_band_tile<Cfg, TM>(blockIdx.x);
-  if (tc.t0 >= tc.len) return;
-  const int b = blockIdx.z, len = tc.len, t0 = tc.t0;
+  const AttentionBlock<Cfg, TM, TN> blk;
+  if (blk.empty()) return;
+  const BandTile& tc = blk.tc;
+  const int b = blk.b, len = tc.len, t0 = tc.t0, u_lo = blk.u_lo, tiles = blk.tiles;
   const int warp = threadIdx.x >> 5;
   const int tw = t0 + 16 * warp;
-  const int t_end = min(t0 + TM, len);
-  const int u_lo = max(0, t0 - WL), u_hi = min(len, t_end + WR);
-  const int tiles = ceil_div(u_hi - u_lo, TN);
 
   stage_swizzled_async<Cfg, TM>(sQ, q, b, tc, t0);
   stage_swizzled_async<Cfg, TN>(sK, k, b, tc, u_lo);
@@ -120,9 +117,8 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     wgmma_wait<0>();
     wgmma_fence_operands<NT * 4>(&s[0][0]);
 
-    const bool all = ub + TN <= len && ub - (tw + 15) >= -WL && ub + TN - 1 - tw <= WR;
     online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
-                             all);
+                             blk.tile_inside(ub, tw));
 
     // O += P·V: k-step kk takes keys 16kk … 16kk + 15 (two swizzle atoms of V), each 64-column
     // block of head_dim is one product.
