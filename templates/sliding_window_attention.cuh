@@ -174,6 +174,12 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
             pw[(g + 8 * h) * LDP + 8 * nt + 2 * t4 + 1] = s[nt][2 * h + 1];
           }
         __syncwarp();
+        // The tile's P·V in fresh accumulators, added to O in float32: the tensor cores'
+        // accumulation over thousands of keys loses digits (2–4e-5 at C = 4097 … 16385
+        // on the H200, bench/results/2026-12-01-issue-6/2-gpu-tests-and-tiles), as in band_pv.
+        float part[OT][4];
+#pragma unroll
+        for (int ot = 0; ot < OT; ++ot) part[ot][0] = part[ot][1] = part[ot][2] = part[ot][3] = 0.f;
 #pragma unroll 1
         for (int kk = 0; kk < TN / 8; ++kk) {
           typename Ops::AFrag pa;
@@ -182,9 +188,13 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
           for (int ot = 0; ot < OT; ++ot) {
             typename Ops::BFrag bf;
             Ops::load_b_kn(bf, sVs, LD, 8 * kk, 8 * ot);
-            Ops::mma(acc[ot], pa, bf);
+            Ops::mma(part[ot], pa, bf);
           }
         }
+#pragma unroll
+        for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[ot][e] += part[ot][e];
         __syncwarp();  // P is read before the next tile overwrites it
       }
     }
