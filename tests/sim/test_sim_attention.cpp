@@ -15,6 +15,7 @@
 
 #include "generator/tile_config.hpp"
 #include "reference/band_reference.hpp"
+#include "sim/band_cfg.hpp"
 #include "sim/errors.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -31,15 +32,8 @@ namespace {
 // from the template arguments, the rest from the problem and the generator's tiling.
 template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int MASK, int TM = 64,
           int TN = 64, bool WGMMA = false>
-struct AttnCfg {
+struct AttnCfg : sim::BandCfg<T_, B, H, N, DH, WL, WR, LAYOUT, DIL> {
   using T = T_;
-  static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = DH, kWindowLeft = WL, kWindowRight = WR;
-  static constexpr int kDiagonals = WL + WR + 1, kLayout = LAYOUT;
-  static constexpr bool kUniformDilation = DIL > 0;
-  static constexpr int kDilation = DIL > 0 ? DIL : 0;
-  static inline std::vector<int> per_head_dilation, tile_start;
-  static int dilation(int h) { return DIL > 0 ? DIL : per_head_dilation[h]; }
-  static int head_tile_start(int h) { return tile_start[h]; }
   static inline float kScaleLog2e = 0;
   static constexpr int kKeyMask = MASK, kThreads = 2 * TM, kTileRows = TM, kKeyTile = TN, kStages = 2;
   static constexpr int kRowLD = DH + 16 / static_cast<int>(sizeof(T));
@@ -99,9 +93,7 @@ void run_case(Problem p, double scale = 0.1) {
   // The generator sizes the template's layouts.
   REQUIRE(t.shared_bytes == AttentionSmem<Cfg>::kBytes);
   REQUIRE(t.wgmma_shared_bytes == (Cfg::kWgmma ? AttentionWgmmaSmem<Cfg>::kBytes : 0u));
-  Cfg::tile_start = t.head_tile_start;
-  Cfg::per_head_dilation.clear();
-  for (std::int64_t h = 0; h < p.heads; ++h) Cfg::per_head_dilation.push_back(static_cast<int>(p.dilation_of(h)));
+  Cfg::set_tables(p, t.head_tile_start);
   Cfg::kScaleLog2e = static_cast<float>(p.scale * 1.4426950408889634);
 
   const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);

@@ -12,6 +12,7 @@
 
 #include "generator/tile_config.hpp"
 #include "reference/band_reference.hpp"
+#include "sim/band_cfg.hpp"
 #include "sim/errors.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -30,15 +31,8 @@ namespace {
 // (BANDJIT_TPV_TILING).
 template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int TM, int PARTS, int STAGES,
           int MW = 1, int KS = 32>
-struct TpvCfg {
+struct TpvCfg : sim::BandCfg<T_, B, H, N, DH, WL, WR, LAYOUT, DIL> {
   using T = T_;
-  static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = DH, kWindowLeft = WL, kWindowRight = WR;
-  static constexpr int kDiagonals = WL + WR + 1, kLayout = LAYOUT;
-  static constexpr bool kUniformDilation = DIL > 0;
-  static constexpr int kDilation = DIL > 0 ? DIL : 0;
-  static inline std::vector<int> per_head_dilation, tile_start;
-  static int dilation(int h) { return DIL > 0 ? DIL : per_head_dilation[h]; }
-  static int head_tile_start(int h) { return tile_start[h]; }
   static constexpr int kThreads = 32 * (TM / (16 * MW)) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = KS;
   static constexpr int kRowTilesPerWarp = MW;
   static constexpr int kStages = STAGES, kValueLD = DH + 8;
@@ -67,9 +61,7 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
   REQUIRE(t.stage_ld == Cfg::kStageLD);
   REQUIRE(t.value_ld == Cfg::kValueLD);
   REQUIRE(t.shared_bytes <= sizeof(smem));
-  Cfg::tile_start = t.head_tile_start;
-  Cfg::per_head_dilation.clear();
-  for (std::int64_t h = 0; h < p.heads; ++h) Cfg::per_head_dilation.push_back(static_cast<int>(p.dilation_of(h)));
+  Cfg::set_tables(p, t.head_tile_start);
 
   const auto C = p.diagonals();
   const std::size_t n_band = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * C);
