@@ -41,54 +41,115 @@ struct AttentionBlock {
   }
 };
 
-// One key tile of the online softmax (log2 domain), for the rows g and g + 8 of the warp
-// whose first row is tw: s (the tile's scores, accumulator layout, keys ub + 8·nt + …)
-// becomes P = 2^(x − m_new) with x = s·scale·log2 e (+ the tile's mask addend); slots off
-// the band or past the sequence's end (skipped when `all` is known) get x = −inf. The running
-// maximum m, the sum l (this lane's part) and the O accumulators are rescaled to m_new.
-template <class Cfg, int NT, int OT>
-__device__ __forceinline__ void online_softmax_tile(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
-                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len,
-                                                    bool all) {
-  constexpr int WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
-  const int g = lane_id() >> 2, t4 = lane_id() & 3;
-  float tile_max[2] = {neg_inf(), neg_inf()};
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int col = 8 * nt + 2 * t4 + (e & 1);
-      float x = s[nt][e] * Cfg::kScaleLog2e;
-      if constexpr (Cfg::kKeyMask != kMaskNone) x += mask_tile[col];
-      if (!all) {
-        const int d = ub + col - (tw + g + 8 * (e >> 1));  // u − t
-        if (d < -WL || d > WR || ub + col >= len) x = neg_inf();
-      }
-      s[nt][e] = x;
-      tile_max[e >> 1] = fmaxf(tile_max[e >> 1], x);
-    }
-  float alpha[2], base[2];
+// This lane's part of rows g and g + 8 of accumulators s (elements 0, 1 and 2, 3 of each
+// n-tile) reduced by op in four interleaved chains, then combined: one chain of 2·NT
+// dependent steps stalls the warp, a full tree costs registers the portable kernel lacks.
+template <int NT, class Op>
+__device__ __forceinline__ void row_reduce(const float (&s)[NT][4], float (&out)[2], Op op) {
+  constexpr int K = 2 * NT < 4 ? 2 * NT : 4;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
-    tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
-    const float m_new = fmaxf(m[h], tile_max[h]);
-    base[h] = m_new == neg_inf() ? 0.f : m_new;  // a row with nothing yet stays at 2^−inf = 0
-    alpha[h] = exp2_approx(m[h] - base[h]);
-    m[h] = m_new;
-    l[h] *= alpha[h];
+    float c[K];
+#pragma unroll
+    for (int i = 0; i < 2 * NT; ++i) {
+      const float x = s[i >> 1][2 * h + (i & 1)];
+      c[i % K] = i < K ? x : op(c[i % K], x);
+    }
+#pragma unroll
+    for (int w = 1; w < K; w *= 2)
+#pragma unroll
+      for (int i = 0; i + w < K; i += 2 * w) c[i] = op(c[i], c[i + w]);
+    out[h] = c[0];
+  }
+}
+
+// One key tile of the online softmax (log2 domain), for the rows g and g + 8 of the warp
+// whose first row is tw: s (the tile's scores, accumulator layout, keys ub + 8·nt + …)
+// becomes P = 2^(x − m_new) with x = s·scale·log2 e (+ the tile's mask addend); with kChecked,
+// slots off the band or past the sequence's end get x = −inf. The running reference m (within
+// kSlack of the maximum so far), the sum l (this lane's part) and the O accumulators are
+// rescaled when m moves (with kVote; without it, always: the branch costs some kernels spills).
+//
+// Without a mask (and scale > 0) the maximum is taken over the raw scores and scale·log2 e is
+// folded into exp2's argument (one FFMA per score), and the band limits are two per-row column
+// bounds: the kernels are bound by instruction issue, not by the tensor cores.
+template <class Cfg, bool kChecked, bool kVote = true, int NT, int OT>
+__device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
+                                                         float (&l)[2], const float* mask_tile, int ub, int tw,
+                                                         int len) {
+  const float C = Cfg::kScaleLog2e;  // a constant (the emulator's tests set it per case)
+  const bool raw = Cfg::kKeyMask == kMaskNone && C > 0.f;
+  const int g = lane_id() >> 2, t4 = lane_id() & 3;
+  // kChecked: column 8·nt + 2·t4 + e % 2 is allowed for row h iff lo[h] ≤ 8·nt + e % 2 ≤ hi[h].
+  int lo[2] = {0, 0}, hi[2] = {0, 0};
+  if constexpr (kChecked) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int t = tw + g + 8 * h;
+      lo[h] = t - Cfg::kWindowLeft - ub - 2 * t4;
+      hi[h] = min(t + Cfg::kWindowRight, len - 1) - ub - 2 * t4;
+    }
   }
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      s[nt][e] = exp2_approx(s[nt][e] - base[e >> 1]);
-      l[e >> 1] += s[nt][e];
+      const int cc = 8 * nt + (e & 1);
+      float x = s[nt][e];
+      if constexpr (Cfg::kKeyMask != kMaskNone) x = fmaf(x, C, mask_tile[cc + 2 * t4]);
+      else if (!raw) x *= C;
+      if constexpr (kChecked)
+        if (cc < lo[e >> 1] || cc > hi[e >> 1]) x = neg_inf();
+      s[nt][e] = x;
     }
+  float tile_max[2];
+  row_reduce<NT>(s, tile_max, [](float a, float b) { return fmaxf(a, b); });
+  // The reference m moves only when the tile's maximum exceeds it by more than kSlack (P ≤ 2^kSlack
+  // then, exact in float32 and 16-bit P alike), so most tiles skip rescaling O: the warp votes.
+  constexpr float kSlack = 8.f;
+  float alpha[2], base[2];
+  bool grow = false;
 #pragma unroll
-  for (int ot = 0; ot < OT; ++ot)
+  for (int h = 0; h < 2; ++h) {
+    tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+    tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+    if (raw) tile_max[h] *= C;  // −inf stays −inf: C > 0
+    const bool g_h = tile_max[h] > m[h] + kSlack;  // m = −inf: any finite maximum
+    const float m_new = g_h ? tile_max[h] : m[h];
+    base[h] = m_new == neg_inf() ? 0.f : m_new;  // a row with nothing yet stays at 2^−inf = 0
+    alpha[h] = exp2_approx(m[h] - base[h]);      // 1 when m stays (0 while it is −inf: l, O are 0)
+    m[h] = m_new;
+    l[h] *= alpha[h];
+    grow = grow || g_h;
+  }
 #pragma unroll
-    for (int e = 0; e < 4; ++e) acc[ot][e] *= alpha[e >> 1];
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      s[nt][e] = raw ? exp2_approx(fmaf(s[nt][e], C, -base[e >> 1])) : exp2_approx(s[nt][e] - base[e >> 1]);
+  float tile_sum[2];
+  row_reduce<NT>(s, tile_sum, [](float a, float b) { return a + b; });
+  l[0] += tile_sum[0];
+  l[1] += tile_sum[1];
+  if (!kVote || __any_sync(0xffffffffu, grow)) {
+#pragma unroll
+    for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[ot][e] *= alpha[e >> 1];
+  }
+}
+
+// As above; `all`: every key of the tile is in the band of the warp's rows and inside the
+// sequence. Two instantiations behind a warp-uniform branch: predicated checks would still
+// be issued on the tiles that need none.
+template <class Cfg, int NT, int OT>
+__device__ __forceinline__ void online_softmax_tile(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
+                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len,
+                                                    bool all) {
+  if (all)
+    online_softmax_tile_impl<Cfg, false>(s, acc, m, l, mask_tile, ub, tw, len);
+  else
+    online_softmax_tile_impl<Cfg, true>(s, acc, m, l, mask_tile, ub, tw, len);
 }
 
 // The A fragment (16 rows × keys 16kk … 16kk + 15) of P from the accumulator layout of

@@ -9,8 +9,8 @@
 // see, u ∈ [t0 − w_l, t_last + w_r] ∩ [0, len), in tiles of TN rows of K and V through a
 // two-stage cp.async pipeline. Per key tile each warp computes its 16 × TN scores on the
 // tensor cores, folds them into a running row maximum m and sum l (online softmax, log2
-// domain), rescales its O accumulators and adds P·V. Tiles that lie wholly inside a warp's
-// band skip the per-element band checks; tiles wholly outside it skip the warp's work.
+// domain), rescales its O accumulators and adds P·V. Tiles wholly outside a warp's band skip
+// the warp's work.
 //
 // 16-bit types keep Q's fragments in registers (head_dim ≤ 128) and hand P to the second
 // product in registers: the m16n8 accumulator layout is the m16n8k16 A layout. float32
@@ -147,8 +147,10 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
         }
       }
 
-      online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
-                               blk.tile_inside(ub, tw));
+      // One instantiation, checks always on, O rescaled every tile: a second instantiation or the
+      // vote's branch cost this kernel registers (NVRTC's ptxas then spills at 128 on sm_80).
+      online_softmax_tile_impl<Cfg, true, false>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub,
+                                          tw, len);
 
       // O += P·V over the tile's keys.
       if constexpr (k16) {

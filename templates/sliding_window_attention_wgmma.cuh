@@ -9,7 +9,9 @@
 // both operands in shared memory (K-major: Q rows and K rows are the operands' rows); the
 // online softmax of attention_common.cuh on the accumulators (per warp the mma.sync layout);
 // O += P·V with P's A fragments from registers and V as an MN-major operand (its rows are the
-// products' K dimension). Several blocks per SM overlap one's softmax with another's products.
+// products' K dimension). One barrier per tile: after it, tile n is in and every warp is done
+// with tile n − 1, so the copies of tile n + 1 into that stage go out while Q·Kᵀ runs. Several
+// blocks per SM overlap one's softmax with another's products.
 #pragma once
 
 #include "bandjit/attention_common.cuh"
@@ -27,21 +29,34 @@ struct AttentionWgmmaSmem {
   static constexpr unsigned kBytes = 1024 + kQBytes + 4 * kKVBytes + kMaskFloats * 4;
 };
 
-// Rows u0 … u0 + R − 1 of the tile's sub-sequence of a [.., Dh] tensor into the swizzled tile
-// at shared byte address `tile` (R rows; rows outside the sequence become zeros).
-template <class Cfg, int R, class T>
-__device__ __forceinline__ void stage_swizzled_async(unsigned char* tile, const T* __restrict__ g, int b,
-                                                     const BandTile& tc, int u0) {
-  constexpr int CH = Cfg::kHeadDim / 8;  // 16-byte chunks per row
-  const SubsequenceRows<Cfg> rows(b, tc, Cfg::kHeadDim);
-  for (int idx = threadIdx.x; idx < R * CH; idx += Cfg::kThreads) {
-    const int row = idx / CH, c = idx % CH;
-    const int u = u0 + row;
-    const bool inside = static_cast<unsigned>(u) < static_cast<unsigned>(tc.len);
-    const T* src = inside ? g + rows.at(u) + c * 8 : g;
-    cp_async_16(tile + swizzled_offset<R>(row, c), src, inside ? 16 : 0);
+// Copies R-row tiles of a [.., Dh] tensor's sub-sequence (rows u0 … u0 + R − 1; rows past the
+// sequence's end become zeros) into the swizzled layout. Each thread always copies the same
+// 16-byte chunk c of rows row0 + P·i, P = threads / chunks a row (a multiple of 8), so its
+// swizzled column and the strides are fixed: a copy is one address add and a bounds test.
+template <class Cfg, int R>
+struct SwizzledStager {
+  static constexpr int CH = Cfg::kHeadDim / 8, P = Cfg::kThreads / CH, PASSES = R / P;
+  static_assert(Cfg::kThreads % CH == 0 && P % 8 == 0 && R % P == 0, "whole passes of 8-row groups");
+  SubsequenceRows<Cfg> rows;
+  int row0, dst0;
+  __device__ __forceinline__ SwizzledStager(int b, const BandTile& tc)
+      : rows(b, tc, Cfg::kHeadDim), row0(threadIdx.x / CH), dst0(swizzled_offset<R>(threadIdx.x / CH, threadIdx.x % CH)) {}
+  template <class T>
+  __device__ __forceinline__ void operator()(unsigned char* tile, const T* __restrict__ g, int len, int u0) const {
+    const T* src = g + rows.at(u0 + row0) + (threadIdx.x % CH) * 8;
+    const i64 step = P * rows.step;
+    if (u0 + R <= len) {  // the whole tile inside the sequence (uniform): no tests
+#pragma unroll
+      for (int i = 0; i < PASSES; ++i) cp_async_16(tile + dst0 + i * P * 128, src + i * step, 16);
+    } else {
+#pragma unroll
+      for (int i = 0; i < PASSES; ++i) {
+        const bool inside = u0 + row0 + P * i < len;
+        cp_async_16(tile + dst0 + i * P * 128, inside ? src + i * step : g, inside ? 16 : 0);
+      }
+    }
   }
-}
+};
 
 template <class Cfg>
 __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cfg::T* __restrict__ q,
@@ -63,7 +78,9 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
   unsigned char* sK = sQ + L::kQBytes;                            // 2 stages
   unsigned char* sV = sK + 2 * L::kKVBytes;                       // 2 stages
   float* sMask = reinterpret_cast<float*>(sV + 2 * L::kKVBytes);  // 2 × TN, log2 units
-  const u32 aQ = smem_addr(sQ), aK = smem_addr(sK), aV = smem_addr(sV);
+  // Operand descriptors of the tiles' starts; a k-step or a stage adds its byte offset.
+  const u64 dQ = wgmma_desc(smem_addr(sQ), 16, 1024), dK = wgmma_desc(smem_addr(sK), 16, 1024);
+  const u64 dV = wgmma_desc(smem_addr(sV), TN * 128, 1024);
 
   const AttentionBlock<Cfg, TM, TN> blk;
   if (blk.empty()) return;
@@ -72,9 +89,11 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
   const int warp = threadIdx.x >> 5;
   const int tw = t0 + 16 * warp;
 
-  stage_swizzled_async<Cfg, TM>(sQ, q, b, tc, t0);
-  stage_swizzled_async<Cfg, TN>(sK, k, b, tc, u_lo);
-  stage_swizzled_async<Cfg, TN>(sV, v, b, tc, u_lo);
+  const SwizzledStager<Cfg, TM> stage_q(b, tc);
+  const SwizzledStager<Cfg, TN> stage_kv(b, tc);
+  stage_q(sQ, q, len, t0);
+  stage_kv(sK, k, len, u_lo);
+  stage_kv(sV, v, len, u_lo);
   cp_async_commit();
   if constexpr (Cfg::kKeyMask != kMaskNone) stage_key_mask<Cfg, TN>(sMask, mask, b, tc, u_lo);
 
@@ -86,34 +105,31 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
 #pragma unroll 1
   for (int n = 0; n < tiles; ++n) {
     const int stage = n & 1, ub = u_lo + n * TN;
-    if (n + 1 < tiles) {  // the other stage was last read by tile n − 1, before its barrier
-      stage_swizzled_async<Cfg, TN>(sK + (stage ^ 1) * L::kKVBytes, k, b, tc, ub + TN);
-      stage_swizzled_async<Cfg, TN>(sV + (stage ^ 1) * L::kKVBytes, v, b, tc, ub + TN);
-      cp_async_commit();
-      if constexpr (Cfg::kKeyMask != kMaskNone)
-        stage_key_mask<Cfg, TN>(sMask + (stage ^ 1) * TN, mask, b, tc, ub + TN);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
+    cp_async_wait<0>();   // tile n (and Q, at n = 0): the only copies in flight
     fence_proxy_async();  // this thread's copies → the tensor cores' view of shared memory
-    __syncthreads();
+    __syncthreads();      // tile n is in for all; all are done with tile n − 1, whose stage refills next
 
     // S = Q·Kᵀ: k-step ks reads 16 columns of head_dim, 32 bytes into column block ks / 4.
-    const u32 kTile = aK + stage * L::kKVBytes, vTile = aV + stage * L::kKVBytes;
+    const u64 dKs = dK + wgmma_desc_offset(stage * L::kKVBytes), dVs = dV + wgmma_desc_offset(stage * L::kKVBytes);
     float s[NT][4];
     wgmma_fence_operands<NT * 4>(&s[0][0]);
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
       const u32 at = (ks & 3) * 32;
-      const u64 da = wgmma_desc(aQ + (ks >> 2) * (TM * 128) + at, 16, 1024);
+      const u64 da = dQ + wgmma_desc_offset((ks >> 2) * (TM * 128) + at);
 #pragma unroll
       for (int nb = 0; nb < NB; ++nb)
-        wgmma_ss<T>(&s[8 * nb][0], da, wgmma_desc(kTile + (ks >> 2) * (TN * 128) + nb * 64 * 128 + at, 16, 1024),
-                    ks > 0);
+        wgmma_ss<T>(&s[8 * nb][0], da, dKs + wgmma_desc_offset((ks >> 2) * (TN * 128) + nb * 64 * 128 + at), ks > 0);
     }
     wgmma_commit();
+    if (n + 1 < tiles) {  // tile n + 1 into the other stage while the products run
+      stage_kv(sK + (stage ^ 1) * L::kKVBytes, k, len, ub + TN);
+      stage_kv(sV + (stage ^ 1) * L::kKVBytes, v, len, ub + TN);
+      cp_async_commit();
+      if constexpr (Cfg::kKeyMask != kMaskNone)
+        stage_key_mask<Cfg, TN>(sMask + (stage ^ 1) * TN, mask, b, tc, ub + TN);
+    }
     wgmma_wait<0>();
     wgmma_fence_operands<NT * 4>(&s[0][0]);
 
@@ -131,12 +147,12 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     for (int kk = 0; kk < TN / 16; ++kk)
 #pragma unroll
       for (int cb = 0; cb < CB; ++cb)
-        wgmma_rs<T>(&acc[8 * cb][0], pa[kk], wgmma_desc(vTile + cb * (TN * 128) + kk * 16 * 128, TN * 128, 1024));
+        wgmma_rs<T>(&acc[8 * cb][0], pa[kk], dVs + wgmma_desc_offset(cb * (TN * 128) + kk * 16 * 128));
     wgmma_commit();
     wgmma_wait<0>();
     wgmma_fence_operands<OT * 4>(&acc[0][0]);
-    __syncthreads();  // every product read this stage before it is refilled
   }
+  __syncthreads();  // the last tile's products are done in every warp before its stage is reused
 
   // O leaves through plain rows (head_dim + 8 apart) over the K stages, free now.
   constexpr int LD = DH + 8;

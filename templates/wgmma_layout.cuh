@@ -30,4 +30,8 @@ __device__ __forceinline__ u64 wgmma_desc(unsigned addr, unsigned lbo, unsigned 
          (static_cast<u64>((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
 
+// What `bytes` further on adds to a descriptor: the address field (bits 0–13, address >> 4)
+// holds any shared address, so the sum never carries into the other fields.
+__device__ __forceinline__ constexpr u64 wgmma_desc_offset(unsigned bytes) { return bytes >> 4; }
+
 }  // namespace bandjit

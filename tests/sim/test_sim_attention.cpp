@@ -262,6 +262,17 @@ TEST_CASE("sim: sliding_window_attention at the band's and the sequence's tile b
       band_problem(2, 1, 65, 64, 0, 0, DType::float16, {1}, Layout::bhnd));
 }
 
+TEST_CASE("sim: sliding_window_attention with logits that spread over dozens of log2 units", "[sim]") {
+  // The running reference maximum moves only when a tile's maximum passes it by more than its
+  // slack (8 log2 units); at scale 1 and head_dim 64 the logits spread over ~±40, so it moves
+  // in later tiles too, and O must be rescaled then (the warp's vote), on both kernels.
+  run_case<AttnCfg<__half, 1, 2, 200, 64, 70, 50, kLayoutBNHD, 1, kMaskNone, 64, 32>>(
+      band_problem(1, 2, 200, 64, 70, 50), 1.0);
+  run_case<AttnCfg<float, 1, 1, 200, 32, 60, 60, kLayoutBHND, 1, kMaskAdditive, 64, 32>>(
+      band_problem(1, 1, 200, 32, 60, 60, DType::float32, {1}, Layout::bhnd), 2.0);
+  run_case<WgmmaCfg<64, 70, 50, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 2, 200, 64, 70, 50), 1.0);
+}
+
 TEST_CASE("sim: sliding_window_attention, key masks on key tiles wholly inside the band", "[sim]") {
   run_case<AttnCfg<__half, 1, 1, 300, 16, 100, 77, kLayoutBNHD, 1, kMaskBool>>(band_problem(1, 1, 300, 16, 100, 77));
   run_case<AttnCfg<float, 1, 1, 300, 16, 100, 77, kLayoutBHND, 1, kMaskAdditive>>(

@@ -44,6 +44,23 @@ inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
   return other;
 }
 
+// __any_sync over the full warp: every lane deposits its predicate, then reads all 32.
+inline bool __any_sync(unsigned, bool p) {
+  using namespace ::bandjit::sim;
+  const int t = static_cast<int>(thread_idx.x);
+  const int v = p ? 1 : 0;
+  std::memcpy(lane_slot(t), &v, sizeof v);
+  warp_sync();
+  bool any = false;
+  for (int lane = 0; lane < 32; ++lane) {
+    int other;
+    std::memcpy(&other, lane_slot((t & ~31) | lane), sizeof other);
+    any = any || other != 0;
+  }
+  warp_sync();
+  return any;
+}
+
 #if defined(BANDJIT_USE_FP16)
 struct __half {
   unsigned short bits;
