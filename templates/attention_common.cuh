@@ -31,10 +31,6 @@ struct AttentionBlock {
   }
   // No rows: the residue is shorter than the longest one the grid is sized for.
   __device__ __forceinline__ bool empty() const { return tc.t0 >= tc.len; }
-  // Keys ub … ub + TN − 1 all in the band of rows tw … tw + 15 and in the sequence: no checks.
-  __device__ __forceinline__ bool tile_inside(int ub, int tw) const {
-    return ub + TN <= tc.len && ub - (tw + 15) >= -Cfg::kWindowLeft && ub + TN - 1 - tw <= Cfg::kWindowRight;
-  }
   // None of them in the band of rows tw … tw + 15 (or those rows past the end): no work.
   __device__ __forceinline__ bool tile_outside(int ub, int tw) const {
     return ub > tw + 15 + Cfg::kWindowRight || ub + TN - 1 < tw - Cfg::kWindowLeft || tw >= tc.len;
@@ -63,9 +59,11 @@ __device__ __forceinline__ void row_reduce(const float (&s)[NT][4], float (&out)
   }
 }
 
+enum : int { kLeftEdge = 1, kRightEdge = 2 };  // band tests a key tile needs (online_softmax_tile_impl)
+
 // One key tile of the online softmax (log2 domain), for the rows g and g + 8 of the warp
 // whose first row is tw: s (the tile's scores, accumulator layout, keys ub + 8·nt + …)
-// becomes P = 2^(x − m_new) with x = s·scale·log2 e (+ the tile's mask addend); with kChecked,
+// becomes P = 2^(x − m_new) with x = s·scale·log2 e (+ the tile's mask addend); with kEdges,
 // slots off the band or past the sequence's end get x = −inf. The running reference m (within
 // kSlack of the maximum so far), the sum l (this lane's part) and the O accumulators are
 // rescaled when m moves (with kVote; without it, always: the branch costs some kernels spills).
@@ -73,16 +71,17 @@ __device__ __forceinline__ void row_reduce(const float (&s)[NT][4], float (&out)
 // Without a mask (and scale > 0) the maximum is taken over the raw scores and scale·log2 e is
 // folded into exp2's argument (one FFMA per score), and the band limits are two per-row column
 // bounds: the kernels are bound by instruction issue, not by the tensor cores.
-template <class Cfg, bool kChecked, bool kVote = true, int NT, int OT>
+template <class Cfg, int kEdges, bool kVote = true, int NT, int OT>
 __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
                                                          float (&l)[2], const float* mask_tile, int ub, int tw,
                                                          int len) {
   const float C = Cfg::kScaleLog2e;  // a constant (the emulator's tests set it per case)
   const bool raw = Cfg::kKeyMask == kMaskNone && C > 0.f;
   const int g = lane_id() >> 2, t4 = lane_id() & 3;
-  // kChecked: column 8·nt + 2·t4 + e % 2 is allowed for row h iff lo[h] ≤ 8·nt + e % 2 ≤ hi[h].
+  // Column 8·nt + 2·t4 + e % 2 is allowed for row h iff lo[h] ≤ 8·nt + e % 2 (tested with
+  // kEdges & kLeftEdge) and 8·nt + e % 2 ≤ hi[h] (with kEdges & kRightEdge).
   int lo[2] = {0, 0}, hi[2] = {0, 0};
-  if constexpr (kChecked) {
+  if constexpr (kEdges != 0) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int t = tw + g + 8 * h;
@@ -98,8 +97,13 @@ __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], floa
       float x = s[nt][e];
       if constexpr (Cfg::kKeyMask != kMaskNone) x = fmaf(x, C, mask_tile[cc + 2 * t4]);
       else if (!raw) x *= C;
-      if constexpr (kChecked)
+      if constexpr (kEdges == (kLeftEdge | kRightEdge)) {
         if (cc < lo[e >> 1] || cc > hi[e >> 1]) x = neg_inf();
+      } else if constexpr (kEdges == kLeftEdge) {
+        if (cc < lo[e >> 1]) x = neg_inf();
+      } else if constexpr (kEdges == kRightEdge) {
+        if (cc > hi[e >> 1]) x = neg_inf();
+      }
       s[nt][e] = x;
     }
   float tile_max[2];
@@ -139,17 +143,23 @@ __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], floa
   }
 }
 
-// As above; `all`: every key of the tile is in the band of the warp's rows and inside the
-// sequence. Two instantiations behind a warp-uniform branch: predicated checks would still
-// be issued on the tiles that need none.
-template <class Cfg, int NT, int OT>
+// As above, for the TN keys from ub against the warp's rows tw … tw + 15, with the band tests
+// each tile needs: none inside the band, the left edge on a block's first tiles, the right edge
+// (or the sequence's end) on its last. Instantiations behind warp-uniform branches: predicated
+// tests would still be issued on the tiles that need none.
+template <class Cfg, int TN, int NT, int OT>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
-                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len,
-                                                    bool all) {
-  if (all)
-    online_softmax_tile_impl<Cfg, false>(s, acc, m, l, mask_tile, ub, tw, len);
+                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len) {
+  const bool left = ub - (tw + 15) < -Cfg::kWindowLeft;
+  const bool right = ub + TN - 1 - tw > Cfg::kWindowRight || ub + TN > len;
+  if (!left && !right)
+    online_softmax_tile_impl<Cfg, 0>(s, acc, m, l, mask_tile, ub, tw, len);
+  else if (!right)
+    online_softmax_tile_impl<Cfg, kLeftEdge>(s, acc, m, l, mask_tile, ub, tw, len);
+  else if (!left)
+    online_softmax_tile_impl<Cfg, kRightEdge>(s, acc, m, l, mask_tile, ub, tw, len);
   else
-    online_softmax_tile_impl<Cfg, true>(s, acc, m, l, mask_tile, ub, tw, len);
+    online_softmax_tile_impl<Cfg, kLeftEdge | kRightEdge>(s, acc, m, l, mask_tile, ub, tw, len);
 }
 
 // The A fragment (16 rows × keys 16kk … 16kk + 15) of P from the accumulator layout of
@@ -184,8 +194,12 @@ __device__ __forceinline__ void attention_epilogue(typename Cfg::T* staged, type
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       T* at = staged + (g + 8 * h) * LD + 8 * ot + 2 * t4;
-      at[0] = from_float<T>(acc[ot][2 * h] * inv[h]);
-      at[1] = from_float<T>(acc[ot][2 * h + 1] * inv[h]);
+      if constexpr (sizeof(T) == 2) {  // an even column of an even-strided row: one 32-bit store
+        *reinterpret_cast<u32*>(at) = pack_float_pair<T>(acc[ot][2 * h] * inv[h], acc[ot][2 * h + 1] * inv[h]);
+      } else {
+        at[0] = from_float<T>(acc[ot][2 * h] * inv[h]);
+        at[1] = from_float<T>(acc[ot][2 * h + 1] * inv[h]);
+      }
     }
   __syncwarp();
   constexpr int V = 16 / sizeof(T), PIECES = DH / V;

@@ -133,8 +133,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     wgmma_wait<0>();
     wgmma_fence_operands<NT * 4>(&s[0][0]);
 
-    online_softmax_tile<Cfg>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
-                             blk.tile_inside(ub, tw));
+    online_softmax_tile<Cfg, TN>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len);
 
     // O += P·V: k-step kk takes keys 16kk … 16kk + 15 (two swizzle atoms of V), each 64-column
     // block of head_dim is one product.
