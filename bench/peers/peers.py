@@ -56,9 +56,13 @@ def unfold_qk(q, k, wl, wr, dil):
 
 
 def flex_forward_fn(q, k, v, wl, wr, dil):
+    import torch._dynamo
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
-    flex = flex_forward_fn.compiled = getattr(flex_forward_fn, "compiled", None) or torch.compile(flex_attention, dynamic=False)
+    # A fresh compile per problem: one compiled function past dynamo's recompile limit (8 shapes)
+    # runs flex_attention eagerly, materialising the N×N scores (3.9–95 ms rows in earlier runs).
+    torch._dynamo.reset()
+    flex = torch.compile(flex_attention, dynamic=False)
     N = q.shape[2]
 
     def mask_mod(b, h, qi, ki):
