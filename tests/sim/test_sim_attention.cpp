@@ -265,12 +265,26 @@ TEST_CASE("sim: sliding_window_attention at the band's and the sequence's tile b
 TEST_CASE("sim: sliding_window_attention with logits that spread over dozens of log2 units", "[sim]") {
   // The running reference maximum moves only when a tile's maximum passes it by more than its
   // slack (8 log2 units); at scale 1 and head_dim 64 the logits spread over ~±40, so it moves
-  // in later tiles too, and O must be rescaled then (the warp's vote), on both kernels.
+  // in later tiles too, and O must be rescaled then: the Hopper kernel's warp vote (the
+  // portable one rescales every tile), with and without a mask, 64- and 128-key tiles.
   run_case<AttnCfg<__half, 1, 2, 200, 64, 70, 50, kLayoutBNHD, 1, kMaskNone, 64, 32>>(
       band_problem(1, 2, 200, 64, 70, 50), 1.0);
   run_case<AttnCfg<float, 1, 1, 200, 32, 60, 60, kLayoutBHND, 1, kMaskAdditive, 64, 32>>(
       band_problem(1, 1, 200, 32, 60, 60, DType::float32, {1}, Layout::bhnd), 2.0);
   run_case<WgmmaCfg<64, 70, 50, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 2, 200, 64, 70, 50), 1.0);
+  run_case<WgmmaCfg<128, 90, 60, kLayoutBHND, 1, kMaskNone, 128>>(
+      band_problem(1, 2, 200, 128, 90, 60, DType::float16, {1}, Layout::bhnd), 0.7);
+  run_case<WgmmaCfg<64, 40, 30, kLayoutBNHD, 1, kMaskAdditive, 64, 2, 1>>(
+      band_problem(2, 1, 200, 64, 40, 30), 1.0);
+}
+
+TEST_CASE("sim: sliding_window_attention with logits past 2^20 log2 units", "[sim]") {
+  // Scale 1e8: the reference maxima are ~1e9; folding the scale into exp2's FFMA would leave
+  // their rounding error (half an ulp, up to 2^6) in P's exponent and overflow P, so the Hopper
+  // kernel's warps switch to rounding s·scale first. Rows become one-hot: O is one V row.
+  run_case<WgmmaCfg<64, 70, 50, kLayoutBNHD, 1, kMaskNone>>(band_problem(1, 2, 200, 64, 70, 50), 1e8);
+  run_case<AttnCfg<__half, 1, 2, 200, 64, 70, 50, kLayoutBNHD, 1, kMaskNone, 64, 32>>(
+      band_problem(1, 2, 200, 64, 70, 50), 1e7);
 }
 
 TEST_CASE("sim: sliding_window_attention, key masks on key tiles wholly inside the band", "[sim]") {

@@ -91,8 +91,10 @@ inline void wgmma_rs(float* d, const u32 (&a)[4], u64 db) {
   using namespace sim_wgmma;
   using namespace ::bandjit::sim;
   const Desc b = decode(db);
+  // A thread's products read only its own warp's rows of A, so a warp barrier suffices. A block
+  // barrier here would also hide a missing __syncthreads of the kernel's stage pipeline.
   std::memcpy(lane_slot(static_cast<int>(threadIdx.x)), a, sizeof a);
-  current->sync.wait();
+  warp_sync();
   auto a_element = [](int row, int k) {
     const int owner = 32 * (row / 16) + 4 * (row % 8) + (k % 8) / 2;
     const int reg = (row % 16) / 8 + 2 * (k / 8);
@@ -108,7 +110,7 @@ inline void wgmma_rs(float* d, const u32 (&a)[4], u64 db) {
     for (int k = 0; k < 16; ++k) sum += static_cast<double>(a_element(d_row(i), k)) * mn_major<T>(b, k, d_col(i));
     d[i] = static_cast<float>(sum);
   }
-  current->sync.wait();  // every thread has read the fragments before they are deposited again
+  warp_sync();  // the warp has read the fragments before they are deposited again
 }
 
 }  // namespace bandjit
