@@ -68,16 +68,15 @@ enum : int { kLeftEdge = 1, kRightEdge = 2 };  // band tests a key tile needs (o
 // kSlack of the maximum so far), the sum l (this lane's part) and the O accumulators are
 // rescaled when m moves (with kVote; without it, always: the branch costs some kernels spills).
 //
-// With kVote, no mask and scale > 0 the maximum is taken over the raw scores and scale·log2 e is
-// folded into exp2's argument (one FFMA per score; `huge`, the warp's flag, turns it off once a
-// reference passes 2^20), and the band limits are two per-row column bounds: the Hopper kernel
-// is bound by instruction issue, not by the tensor cores.
+// Without a mask (and scale > 0) the maximum is taken over the raw scores and scale·log2 e is
+// folded into exp2's argument (one FFMA per score), and the band limits are two per-row column
+// bounds: the kernels are bound by instruction issue, not by the tensor cores.
 template <class Cfg, int kEdges, bool kVote = true, int NT, int OT>
 __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
                                                          float (&l)[2], const float* mask_tile, int ub, int tw,
-                                                         int len, bool& huge) {
+                                                         int len) {
   const float C = Cfg::kScaleLog2e;  // a constant (the emulator's tests set it per case)
-  const bool raw = kVote && Cfg::kKeyMask == kMaskNone && C > 0.f;
+  const bool raw = Cfg::kKeyMask == kMaskNone && C > 0.f;
   const int g = lane_id() >> 2, t4 = lane_id() & 3;
   // Column 8·nt + 2·t4 + e % 2 is allowed for row h iff lo[h] ≤ 8·nt + e % 2 (tested with
   // kEdges & kLeftEdge) and 8·nt + e % 2 ≤ hi[h] (with kEdges & kRightEdge).
@@ -109,8 +108,10 @@ __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], floa
     }
   float tile_max[2];
   row_reduce<NT>(s, tile_max, [](float a, float b) { return fmaxf(a, b); });
-    // The reference m moves only when the tile's maximum exceeds it by more than kSlack (P ≤ 2^kSlack
-  // then, in float32 and 16-bit P alike), so most tiles skip rescaling O: the warp votes.
+  // The reference m moves only when the tile's maximum exceeds it by more than kSlack, so most
+  // tiles skip rescaling O (the warp votes) and P ≤ 2^kSlack, up to the raw path's rounding of m
+  // (half an ulp of m: P stays below 2^9 while |m| < 2^24 log2 units; past 2^26, 16-bit P may
+  // overflow, a limit FlashAttention's folded exp2 shares; docs/kernels.md).
   constexpr float kSlack = 8.f;
   float alpha[2], base[2];
   bool grow = false;
@@ -127,39 +128,21 @@ __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], floa
     l[h] *= alpha[h];
     grow = grow || g_h;
   }
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      s[nt][e] = raw ? exp2_approx(fmaf(s[nt][e], C, -base[e >> 1])) : exp2_approx(s[nt][e] - base[e >> 1]);
+  float tile_sum[2];
+  row_reduce<NT>(s, tile_sum, [](float a, float b) { return a + b; });
+  l[0] += tile_sum[0];
+  l[1] += tile_sum[1];
   if (!kVote || __any_sync(0xffffffffu, grow)) {
 #pragma unroll
     for (int ot = 0; ot < OT; ++ot)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[ot][e] *= alpha[e >> 1];
-    // The raw path's exponent s·C − m keeps the rounding error of m = fl(s_max·C), up to half
-    // an ulp of m: beyond 2^20 (log2 units) that could push P past 2^kSlack, so from then on
-    // this warp rounds s·C first, as the masked path does (m moves only here).
-    if (raw) {
-      const bool far = (fabsf(m[0]) >= 1048576.f && m[0] != neg_inf()) || (fabsf(m[1]) >= 1048576.f && m[1] != neg_inf());
-      huge = huge || __any_sync(0xffffffffu, far);
-    }
   }
-  if (raw && !huge) {
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[nt][e] = exp2_approx(fmaf(s[nt][e], C, -base[e >> 1]));
-  } else if (raw) {  // past 2^20: s·C rounded on its own (no FFMA), then − base
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[nt][e] = exp2_approx(__fmul_rn(s[nt][e], C) - base[e >> 1]);
-  } else {  // s holds scale·log2 e·scores (+ mask) already
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[nt][e] = exp2_approx(s[nt][e] - base[e >> 1]);
-  }
-  float tile_sum[2];
-  row_reduce<NT>(s, tile_sum, [](float a, float b) { return a + b; });
-  l[0] += tile_sum[0];
-  l[1] += tile_sum[1];
 }
 
 // As above, for the TN keys from ub against the warp's rows tw … tw + 15, with the band tests
@@ -168,18 +151,17 @@ __device__ __forceinline__ void online_softmax_tile_impl(float (&s)[NT][4], floa
 // tests would still be issued on the tiles that need none.
 template <class Cfg, int TN, int NT, int OT>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[NT][4], float (&acc)[OT][4], float (&m)[2],
-                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len,
-                                                    bool& huge) {
+                                                    float (&l)[2], const float* mask_tile, int ub, int tw, int len) {
   const bool left = ub - (tw + 15) < -Cfg::kWindowLeft;
   const bool right = ub + TN - 1 - tw > Cfg::kWindowRight || ub + TN > len;
   if (!left && !right)
-    online_softmax_tile_impl<Cfg, 0>(s, acc, m, l, mask_tile, ub, tw, len, huge);
+    online_softmax_tile_impl<Cfg, 0>(s, acc, m, l, mask_tile, ub, tw, len);
   else if (!right)
-    online_softmax_tile_impl<Cfg, kLeftEdge>(s, acc, m, l, mask_tile, ub, tw, len, huge);
+    online_softmax_tile_impl<Cfg, kLeftEdge>(s, acc, m, l, mask_tile, ub, tw, len);
   else if (!left)
-    online_softmax_tile_impl<Cfg, kRightEdge>(s, acc, m, l, mask_tile, ub, tw, len, huge);
+    online_softmax_tile_impl<Cfg, kRightEdge>(s, acc, m, l, mask_tile, ub, tw, len);
   else
-    online_softmax_tile_impl<Cfg, kLeftEdge | kRightEdge>(s, acc, m, l, mask_tile, ub, tw, len, huge);
+    online_softmax_tile_impl<Cfg, kLeftEdge | kRightEdge>(s, acc, m, l, mask_tile, ub, tw, len);
 }
 
 // The A fragment (16 rows × keys 16kk … 16kk + 15) of P from the accumulator layout of

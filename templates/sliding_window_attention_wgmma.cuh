@@ -101,7 +101,6 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
 #pragma unroll
   for (int ot = 0; ot < OT; ++ot) acc[ot][0] = acc[ot][1] = acc[ot][2] = acc[ot][3] = 0.f;
   float m[2] = {neg_inf(), neg_inf()}, l[2] = {0.f, 0.f};
-  bool huge = false;  // a reference maximum of the warp passed 2^20 (attention_common.cuh)
 
 #pragma unroll 1
   for (int n = 0; n < tiles; ++n) {
@@ -134,8 +133,7 @@ __device__ __forceinline__ void sliding_window_attention_wgmma(const typename Cf
     wgmma_wait<0>();
     wgmma_fence_operands<NT * 4>(&s[0][0]);
 
-    online_softmax_tile<Cfg, TN>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len,
-                                 huge);
+    online_softmax_tile<Cfg, TN>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len);
 
     // O += P·V: k-step kk takes keys 16kk … 16kk + 15 (two swizzle atoms of V), each 64-column
     // block of head_dim is one product.
