@@ -149,8 +149,8 @@ __device__ __forceinline__ void sliding_window_attention_mma(const typename Cfg:
 
       // One instantiation, checks always on, O rescaled every tile: a second instantiation or the
       // vote's branch cost this kernel registers (NVRTC's ptxas then spills at 128 on sm_80).
-      online_softmax_tile_impl<Cfg, kLeftEdge | kRightEdge, false>(s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub,
-                                          tw, len);
+      online_softmax_tile_impl<Cfg, kLeftEdge | kRightEdge, false>(
+          s, acc, m, l, Cfg::kKeyMask != kMaskNone ? sMask + stage * TN : nullptr, ub, tw, len);
 
       // O += P·V over the tile's keys.
       if constexpr (k16) {
