@@ -34,11 +34,12 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
   const std::string arch = options.arch.empty() ? current_arch() : options.arch;
   // The memory key needs the disk key; computing it costs a SHA-256 of the source (µs).
   const CacheKey key = cache_key_of(source, arch);
+  const LaunchShape launch = launch_for(source, arch);  // the arch-specific build may differ
   Origin origin = Origin::memory;
   auto result = module_cache().get_or_create(module_cache_key(key.hash, ctx), [&] {
     auto obtained = obtain_entry(source, key, arch, options, false);
     origin = obtained.origin;
-    return load_module(obtained.entry.cubin, source.kernel_name, launch_for(source, arch));
+    return load_module(obtained.entry.cubin, source.kernel_name, launch);
   });
   if (result.hit) counters().memory_hits++;
   if (info) {
@@ -46,7 +47,6 @@ std::shared_ptr<const LoadedModule> obtain_module(const Source& source, const Op
     info->kernel_name = source.kernel_name;
     info->key_hash = key.hash;
     info->arch = arch;
-    const LaunchShape launch = launch_for(source, arch);
     for (int d = 0; d < 3; ++d) {
       info->grid[d] = launch.grid[d];
       info->block[d] = launch.block[d];

@@ -39,7 +39,7 @@ struct Problem {
   /// sliding_window_attention's logits are scale·Q·Kᵀ + M. Default 1 for every family (pass
   /// 1/√head_dim for the usual attention scaling).
   double scale = 1.0;
-  KeyMask key_mask = KeyMask::none;  ///< band_softmax only
+  KeyMask key_mask = KeyMask::none;  ///< band_softmax, band_softmax_backward, sliding_window_attention
   /// When true, `batch` is not baked into the kernels: one kernel serves every batch size,
   /// chosen per launch (Kernel::launch with a batch). `batch` is then only the default.
   bool runtime_batch = false;

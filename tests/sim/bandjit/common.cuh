@@ -44,12 +44,6 @@ inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
   return other;
 }
 
-// A product rounded on its own (the device never contracts __fmul_rn into an FFMA).
-inline float __fmul_rn(float a, float b) {
-  volatile float p = a * b;
-  return p;
-}
-
 // __any_sync over the full warp: every lane deposits its predicate, then reads all 32.
 inline bool __any_sync(unsigned, bool p) {
   using namespace ::bandjit::sim;
