@@ -44,6 +44,8 @@ struct Tuning {
   int tpv_slab_rows = 0;
   int tpv_stages = 0;
   int tpv_row_tiles = 0;  ///< band_tpv: 16-row m-tiles per warp (1, 2)
+  int tpv_wgmma = 0;      ///< switch: band_tpv's Hopper (wgmma) path where it applies
+  int pv_wgmma = 0;       ///< switch: band_pv's Hopper (wgmma) path where it applies
   /// sliding_window_attention: query rows per block (64, 128) and keys per tile (32, 64, 128).
   int attention_tile_rows = 0;
   int attention_key_tile = 0;

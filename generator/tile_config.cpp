@@ -114,7 +114,7 @@ int pv_column_parts(const Problem& p) {
   return ntiles / (ntiles % 4 == 0 ? 4 : 2);         // 2 or 4 n-tiles per warp
 }
 
-BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals) {
+BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, int wgmma) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const int v = vec_elems(p.dtype);
@@ -133,11 +133,15 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals) {
     }
     if (t.shared_bytes <= budget) break;
   }
+  // The Hopper path: one warpgroup (64 rows, 128 threads: the portable launch) streaming
+  // 32-key slabs, four in flight (PvWgmmaSmem: 1 KiB of alignment slack, swizzled V, P runs).
+  t.wgmma = wgmma != 1 && p.dtype != DType::float32 && p.head_dim == 64 && t.tile_rows == 64 && t.threads == 128;
+  if (t.wgmma) t.wgmma_shared_bytes = 1024 + 4 * (32 * 128 + 64 * 40 * 2);
   fill_grid(t, p);
   return t;
 }
 
-TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int stages, int row_tiles) {
+TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int stages, int row_tiles, int wgmma) {
   TpvTiling t;
   const int es = static_cast<int>(element_size(p.dtype)), v = vec_elems(p.dtype);
   const int nd = static_cast<int>(p.head_dim / 8);
@@ -187,6 +191,14 @@ TpvTiling band_tpv_tiling(const Problem& p, int tile_rows, int slab_rows, int st
                      : t.threads <= 128               ? 4
                                                       : 1;
   t.min_blocks = std::max(1, std::min(wanted, static_cast<int>(228 * 1024 / (t.shared_bytes + 1024))));
+  // The Hopper path: whole warpgroups of 64 rows, one 128-byte Y row per band row u (head_dim
+  // 64), Y swizzled (TpvWgmmaSmem: 1 KiB of alignment slack, then the slabs).
+  t.wgmma = wgmma != 1 && p.dtype != DType::float32 && p.head_dim == 64 && t.tile_rows % 64 == 0 &&
+            t.row_tiles_per_warp == 1 && t.column_parts == 1 && t.slab_rows % 16 == 0 &&
+            t.threads % t.slab_rows == 0 && t.stage_ld == t.tile_rows + v;
+  if (t.wgmma)
+    t.wgmma_shared_bytes =
+        static_cast<std::uint32_t>(1024 + t.stages * t.slab_rows * (128 + t.stage_ld * es));
   t.head_tile_start = head_tile_starts(p, t.tile_rows);
   t.tiles_per_batch = t.head_tile_start.back();
   return t;

@@ -24,6 +24,10 @@ struct BandTiling {
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
   int tiles_per_batch = 0;   ///< grid.x
   std::uint32_t shared_bytes = 0;
+  /// band_pv's Hopper path (templates/band_pv_wgmma.cuh; built for sm_90a only) and its shared
+  /// memory: 16-bit types, head_dim 64, one warpgroup of 64 rows.
+  bool wgmma = false;
+  std::uint32_t wgmma_shared_bytes = 0;
 };
 
 /// Tiles of one residue sub-sequence: ceil(ceil(N / D) / TM).
@@ -45,7 +49,8 @@ int qk_row_tiles_per_warp(const Problem& problem);
 /// Row stride of band_qk's staging tile: TJ + 45 slack (templates/band_qk.cuh), an odd
 /// number of 16-byte units.
 int qk_stage_ld(int tile_diagonals, DType dtype);
-BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0);
+/// wgmma: 1 leaves the Hopper path out, 0 or 2 take it where it applies.
+BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0, int wgmma = 0);
 /// Warps of band_pv that share a 32-row group, each taking 2 or 4 n-tiles of 8 columns.
 int pv_column_parts(const Problem& problem);
 
@@ -67,10 +72,15 @@ struct TpvTiling {
   std::vector<int> head_tile_start;  ///< prefix sums of tiles per head (size heads + 1)
   int tiles_per_batch = 0;           ///< grid.x
   std::uint32_t shared_bytes = 0;
+  /// The Hopper path (templates/band_tpv.cuh, wgmma; built for sm_90a only) and its shared
+  /// memory: 16-bit types, head_dim 64, 64-row warpgroups, per-lane staging.
+  bool wgmma = false;
+  std::uint32_t wgmma_shared_bytes = 0;
 };
 /// slab_rows, stages, row_tiles (m-tiles per warp): overrides (0: the generator decides).
+/// wgmma: 1 leaves the Hopper path out, 0 or 2 take it where it applies.
 TpvTiling band_tpv_tiling(const Problem& problem, int tile_rows = 0, int slab_rows = 0, int stages = 0,
-                          int row_tiles = 0);
+                          int row_tiles = 0, int wgmma = 0);
 
 /// Tiling of sliding_window_attention's portable kernel (templates/sliding_window_attention.cuh):
 /// a block owns tile_rows query rows of one residue sub-sequence (one warp per 16) and

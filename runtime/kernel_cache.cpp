@@ -67,6 +67,8 @@ Tuning current_tuning() {
   t.tpv_slab_rows = tpv[1];
   t.tpv_stages = tpv[2];
   t.tpv_row_tiles = config::row_tuning("BANDJIT_TPV_ROW_TILES", {1, 2});
+  t.tpv_wgmma = config::row_switch("BANDJIT_TPV_WGMMA");
+  t.pv_wgmma = config::row_switch("BANDJIT_PV_WGMMA");
   t.attention_tile_rows = config::row_tuning("BANDJIT_ATTENTION_TILE_ROWS", {64, 128});
   t.attention_key_tile = config::row_tuning("BANDJIT_ATTENTION_KEY_TILE", {32, 64, 128});
   t.attention_wgmma = config::row_switch("BANDJIT_ATTENTION_WGMMA");

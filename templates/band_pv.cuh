@@ -13,6 +13,7 @@
 // the Dh columns.
 #pragma once
 
+#include "bandjit/band_pv_wgmma.cuh"
 #include "bandjit/band_tiles.cuh"
 #include "bandjit/mma.cuh"
 #include "bandjit/vector_io.cuh"
@@ -36,9 +37,9 @@ __device__ __forceinline__ void ldsm_x4_trans(u32 addr, u32& r0, u32& r1, u32& r
 }
 
 template <class Cfg>
-__device__ __forceinline__ void band_pv(const typename Cfg::T* __restrict__ p,
-                                        const typename Cfg::T* __restrict__ v,
-                                        typename Cfg::T* __restrict__ o) {
+__device__ __forceinline__ void band_pv_mma(const typename Cfg::T* __restrict__ p,
+                                            const typename Cfg::T* __restrict__ v,
+                                            typename Cfg::T* __restrict__ o) {
   using T = typename Cfg::T;
   using Ops = MmaOps<T>;
   constexpr int TM = Cfg::kTileRows, TJ = Cfg::kTileDiagonals, LDP = Cfg::kStageLD;
@@ -223,6 +224,22 @@ __device__ __forceinline__ void band_pv(const typename Cfg::T* __restrict__ p,
         }
       }
     }
+}
+
+// The entry point: the Hopper path (band_pv_wgmma.cuh) where the generator asked for it
+// (Cfg::kWgmma) and the target has wgmma (sm_90a), else the mma.sync kernel above.
+template <class Cfg>
+__device__ __forceinline__ void band_pv(const typename Cfg::T* __restrict__ p, const typename Cfg::T* __restrict__ v,
+                                        typename Cfg::T* __restrict__ o) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
+  constexpr bool kWgmma = Cfg::kWgmma;
+#else
+  constexpr bool kWgmma = false;
+#endif
+  if constexpr (kWgmma)
+    band_pv_wgmma<Cfg>(p, v, o);
+  else
+    band_pv_mma<Cfg>(p, v, o);
 }
 
 }  // namespace bandjit

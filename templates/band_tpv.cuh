@@ -32,6 +32,7 @@
 #include "bandjit/band_tiles.cuh"
 #include "bandjit/mma.cuh"
 #include "bandjit/vector_io.cuh"
+#include "bandjit/wgmma.cuh"
 
 namespace bandjit {
 
@@ -152,7 +153,9 @@ __device__ __forceinline__ void load_masked(MmaOps<float>::AFrag& a, const float
 // row's last is a whole 16 bytes of the segment, the last holds its `mis` final elements;
 // edge slabs take only the band's pieces (copy_edge). Blocks of fewer than KS threads, or
 // not a multiple of it, use stage_tpv_slab instead (kUsable).
-template <class Cfg, class T>
+// kSwizzledY (the Hopper path): Y rows go to the 128-byte-swizzled layout of wgmma_layout.cuh
+// (head_dim 64: one 128-byte row per u), not to padded rows.
+template <class Cfg, class T, bool kSwizzledY = false>
 struct TpvLaneStage {
   static constexpr int KS = Cfg::kSlabRows, THREADS = Cfg::kThreads, V = Vec<T>::kElems, TM = Cfg::kTileRows;
   // TPR ≥ 1 keeps the type well-formed when kUsable is false (it is then never used).
@@ -173,7 +176,7 @@ struct TpvLaneStage {
     xs = x + (x_origin + u_row * x_row_step - mis + sub * V);
     ys = y + (y_origin + u_row * y_row_step + sub * V);
     x_dst = ul * Cfg::kStageLD + sub * V;
-    y_dst = ul * Cfg::kValueLD + sub * V;
+    y_dst = kSwizzledY ? ul : ul * Cfg::kValueLD + sub * V;  // swizzled: the row (see y_at)
     const int piece = sub + (XK - 1) * TPR;  // elements mis … mis + TM − 1 are the segment
     last_bytes = piece < PIECES ? max(0, min(V, mis + TM - piece * V)) * static_cast<int>(sizeof(T)) : 0;
   }
@@ -184,6 +187,15 @@ struct TpvLaneStage {
     ys += y_slab;
     u_row += KS;
   }
+  // Element offset of the lane's Y piece of round k in a slab's Y buffer.
+  __device__ __forceinline__ int y_at(int k) const {
+    if constexpr (kSwizzledY) {
+      const int chunk = static_cast<int>(threadIdx.x % TPR) + k * TPR;
+      return (y_dst * 128 + ((chunk ^ (y_dst & 7)) << 4)) / static_cast<int>(sizeof(T));
+    } else {
+      return y_dst + k * TPR * V;
+    }
+  }
   // The next slab into the given buffers. The caller commits.
   __device__ __forceinline__ void copy(T* seg, T* ysm) const {
 #pragma unroll
@@ -192,7 +204,7 @@ struct TpvLaneStage {
 #pragma unroll
     for (int k = 0; k < YK; ++k) {
       if (YV % TPR == 0 || static_cast<int>(threadIdx.x % TPR) + k * TPR < YV)
-        cp_async_16_full(ysm + y_dst + k * TPR * V, ys + k * TPR * V);
+        cp_async_16_full(ysm + y_at(k), ys + k * TPR * V);
     }
   }
   // The next slab, where it meets the band's edges or the sequence's end. The lane's row
@@ -218,7 +230,7 @@ struct TpvLaneStage {
 #pragma unroll
     for (int k = 0; k < YK; ++k) {
       if (YV % TPR == 0 || sub + k * TPR < YV)
-        cp_async_16(ysm + y_dst + k * TPR * V, row_in ? ys + k * TPR * V : y_any, row_in ? 16 : 0);
+        cp_async_16(ysm + y_at(k), row_in ? ys + k * TPR * V : y_any, row_in ? 16 : 0);
     }
   }
 };
@@ -258,12 +270,29 @@ __device__ __forceinline__ void store_pair(T* dst, float a, float b) {
 }
 #endif
 
+// Shared memory of the Hopper path: 1024 bytes of slack to align the swizzle atoms, the Y
+// slabs (KS rows of 128 bytes each), then the X segments.
+template <class Cfg>
+struct TpvWgmmaSmem {
+  static constexpr int kYSlabBytes = Cfg::kSlabRows * 128;
+  static constexpr unsigned kBytes = 1024 + Cfg::kStages * (kYSlabBytes + Cfg::kSlabRows * Cfg::kStageLD * 2);
+};
+
 template <class Cfg>
 __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, const typename Cfg::T* __restrict__ y,
                                          typename Cfg::T* __restrict__ z) {
   using T = typename Cfg::T;
   using Ops = MmaOps<T>;
-  using Stage = TpvLaneStage<Cfg, T>;
+  // The Hopper path (Cfg::kWgmma, built for sm_90a): a warpgroup's four warps own 64 rows, and
+  // per k-step Z += A·Y is one wgmma with A from the warps' registers (the same fragments as
+  // mma.sync's) and the slab's Y rows as a swizzled MN-major operand: one instruction in place
+  // of each warp's ldmatrix and eight mma.sync.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
+  constexpr bool kWgmma = Cfg::kWgmma;
+#else
+  constexpr bool kWgmma = false;
+#endif
+  using Stage = TpvLaneStage<Cfg, T, kWgmma>;
   constexpr int TM = Cfg::kTileRows, KS = Cfg::kSlabRows, LD = Cfg::kStageLD, LDY = Cfg::kValueLD;
   constexpr int STAGES = Cfg::kStages, DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;
   // MW m-tiles (16 rows each) per warp: each B fragment feeds MW products, and MW·NDW
@@ -282,9 +311,19 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   static_assert((LDY * sizeof(T)) % 16 == 0, "staged Y rows stay 16-byte aligned");
   static_assert(STAGES >= 2, "at least double buffering");
 
+  static_assert(!kWgmma || (sizeof(T) == 2 && DH == 64 && MW == 1 && PARTS == 1 && TM % 64 == 0 && KS % 16 == 0 &&
+                             Stage::kUsable && TpvWgmmaSmem<Cfg>::kBytes <= Cfg::kWgmmaSharedBytes),
+                "the Hopper path: 16-bit types, head_dim 64, one m-tile and column part per warp, per-lane staging");
+
   extern __shared__ __align__(16) unsigned char smem[];
   T* sSeg = reinterpret_cast<T*>(smem);   // STAGES × KS × LD
   T* sY = sSeg + STAGES * KS * LD;        // STAGES × KS × LDY
+  unsigned char* sYw = nullptr;           // Hopper: STAGES swizzled Y slabs, 1024-byte aligned
+  if constexpr (kWgmma) {
+    const u32 base = smem_addr(smem);
+    sYw = smem + (((base + 1023) & ~1023u) - base);
+    sSeg = reinterpret_cast<T*>(sYw + STAGES * TpvWgmmaSmem<Cfg>::kYSlabBytes);
+  }
 
   const BandTile tc = decode_band_tile<Cfg>(blockIdx.x);
   if (tc.t0 >= tc.len) return;
@@ -326,7 +365,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   auto stage = [&](int s_index) {
     const int buf = s_index % STAGES;
     T* seg = sSeg + buf * KS * LD;
-    T* ysm = sY + buf * KS * LDY;
+    T* ysm = kWgmma ? reinterpret_cast<T*>(sYw + buf * TpvWgmmaSmem<Cfg>::kYSlabBytes) : sY + buf * KS * LDY;
     if (kInterior && s_index >= s_lo && s_index < s_hi) {
       lane_stage.copy(seg, ysm);
     } else if constexpr (Stage::kUsable) {
@@ -354,9 +393,45 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
 #pragma unroll 1
   for (int it = 0; it < slabs; ++it) {
     cp_async_wait<STAGES - 2>();
+    if constexpr (kWgmma) {
+      // The previous slab's products ran while this slab's copies were awaited; they must be
+      // done before the barrier, after which its buffer refills.
+      wgmma_wait<0>();
+      wgmma_fence_operands<NDW * 4>(&acc[0][0][0]);
+      fence_proxy_async();  // the Y rows → the tensor cores' view
+    }
     __syncthreads();  // slab `it` landed everywhere; the buffer of slab it − 1 is free
     if (it + STAGES - 1 < slabs) stage(it + STAGES - 1);
     cp_async_commit();
+    if constexpr (kWgmma) {
+      // Every warp takes part in every wgmma of every slab, with no branch around them: ptxas
+      // serialises wgmma it finds on a possibly divergent path. So k-steps off a warp's band
+      // (and warpgroups past the sequence's end) multiply zeros or rows never stored.
+      const int buf = it % STAGES;
+      const T* seg = sSeg + buf * KS * LD;
+      const u64 dy = wgmma_desc(smem_addr(sYw + buf * TpvWgmmaSmem<Cfg>::kYSlabBytes), KS * 128, 1024);
+      const int u0 = u_begin + it * KS;
+      const bool interior = kInterior && it >= s_lo && it < s_hi;
+      typename Ops::AFrag a[KS / 16];
+#pragma unroll
+      for (int q = 0; q < KS / 16; ++q) {
+        const int uk = u0 + 16 * q;
+        // The warp's rows tg … tg + 15 see u in [tg − w_r, tg + 15 + w_l].
+        if (!interior && (uk + 15 < tg - WR || uk > tg + 15 + WL)) {
+          a[q].r[0] = a[q].r[1] = a[q].r[2] = a[q].r[3] = 0u;
+        } else if (interior || (uk >= tg + 15 - WR && uk + 15 <= tg + WL && uk + 16 <= sl.u_end)) {
+          load_inner<Cfg>(a[q], seg, lane_a, 16 * q);
+        } else {
+          load_masked<Cfg>(a[q], seg, lane_a, 16 * q, 0, uk, tg, sl.u_end);
+        }
+      }
+      wgmma_fence_operands<NDW * 4>(&acc[0][0][0]);
+      wgmma_fence();
+#pragma unroll
+      for (int q = 0; q < KS / 16; ++q) wgmma_rs<T>(&acc[0][0][0], a[q].r, dy + wgmma_desc_offset(16 * q * 128));
+      wgmma_commit();  // awaited at the next slab (or after the loop)
+      continue;
+    }
     if (!has_rows) continue;
     const int buf = it % STAGES;
     const T* seg = sSeg + buf * KS * LD;
@@ -438,6 +513,10 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     }
   }
   cp_async_wait<0>();  // no copy may outlive the block
+  if constexpr (kWgmma) {
+    wgmma_wait<0>();
+    wgmma_fence_operands<NDW * 4>(&acc[0][0][0]);
+  }
 
 #pragma unroll
   for (int m = 0; m < MW; ++m)

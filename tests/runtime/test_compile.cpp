@@ -65,13 +65,14 @@ TEST_CASE("nvrtc: every kernel of the four shape files compiles for sm_90", "[nv
 TEST_CASE("nvrtc: every backward kernel of the edge cases and longformer-base compiles for sm_90", "[nvrtc]") {
   // attention_backward's kernels (band_qk at scale 1, band_softmax_backward, band_pv,
   // band_tpv) and the standalone families, through the same job list as `pregenerate --ops backward`.
+  // band_pv's forward problems are among them (same kernels): its spills are checked here.
   std::vector<std::pair<std::string, Problem>> jobs;
   std::set<std::string> seen;
   for (const char* file : {"tests/shapes/edge-cases.json", "shapes/longformer-base-4096.json"})
     for (const auto& entry : load_shape_file(test::source_path(file)).entries)
       for (const auto& op : expand_family_names("backward", file))
         for (const auto& k : kernels_of_op(op, entry.problem))
-          if (seen.insert(k.family + to_json(k.problem)).second && k.family != "band_pv" &&
+          if (seen.insert(k.family + to_json(k.problem)).second &&
               !(k.family == "band_qk" && entry.problem.scale == 1.0))  // the forward test compiles those
             jobs.emplace_back(k.family, k.problem);
   REQUIRE(jobs.size() >= 2 * 66);
@@ -86,10 +87,17 @@ TEST_CASE("nvrtc: every backward kernel of the edge cases and longformer-base co
     // No kernel may spill: ptxas reports it in the log.
     if (std::regex_search(c.log, std::regex("[1-9][0-9]* bytes spill")))
       throw Error(ErrorKind::compile_failed, "spills registers: " + c.log);
+    // The Hopper paths of band_tpv and band_pv compile for sm_90a (wgmma), the rest for sm_90.
+    if (c.log.find(s.arch_specific ? "for 'sm_90a'" : "for 'sm_90'") == std::string::npos)
+      throw Error(ErrorKind::compile_failed, "not compiled for the expected target: " + c.log);
     if (c.log.find("spill") == std::string::npos) throw Error(ErrorKind::compile_failed, "no ptxas report: " + c.log);
   });
   for (const auto& f : failures) UNSCOPED_INFO(f);
   CHECK(failures.empty());
+  for (const char* family : {"band_tpv", "band_pv"})
+    CHECK(std::count_if(jobs.begin(), jobs.end(), [family](const auto& j) {
+            return j.first == family && find_family(j.first).generate(j.second).arch_specific;
+          }) > 5);
 }
 
 TEST_CASE("nvrtc: sliding_window_attention compiles without spills for every problem, sm_80 and sm_90", "[nvrtc]") {

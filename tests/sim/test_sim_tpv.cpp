@@ -3,6 +3,7 @@
 // segments at their phase, the transposed A fragments, the band-edge checks and the slab
 // pipeline are exercised here without a GPU, on the tiling the generator picks.
 #define BANDJIT_USE_FP16 1
+#define BANDJIT_SIM_WGMMA 1  // Cfgs with kWgmma take the Hopper path (wgmma emulated: tests/sim/bandjit/wgmma.cuh)
 #define __shared__  // band_tpv uses only the dynamic (extern) shared memory
 #include "bandjit/band_tpv.cuh"
 
@@ -30,9 +31,11 @@ namespace {
 // KS other than 32 makes the case pass its slab rows and stages to the tiling as overrides
 // (BANDJIT_TPV_TILING).
 template <class T_, int B, int H, int N, int DH, int WL, int WR, int LAYOUT, int DIL, int TM, int PARTS, int STAGES,
-          int MW = 1, int KS = 32>
+          int MW = 1, int KS = 32, bool WGMMA = false>
 struct TpvCfg : sim::BandCfg<T_, B, H, N, DH, WL, WR, LAYOUT, DIL> {
   using T = T_;
+  static constexpr bool kWgmma = WGMMA;
+  static constexpr unsigned kWgmmaSharedBytes = sizeof(smem);
   static constexpr int kThreads = 32 * (TM / (16 * MW)) * PARTS, kTileRows = TM, kColumnParts = PARTS, kSlabRows = KS;
   static constexpr int kRowTilesPerWarp = MW;
   static constexpr int kStages = STAGES, kValueLD = DH + 8;
@@ -52,7 +55,9 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
   INFO(slug(p));
   constexpr bool kOverride = Cfg::kSlabRows != 32;
   const TpvTiling t = band_tpv_tiling(p, tile_rows, kOverride ? Cfg::kSlabRows : 0, kOverride ? Cfg::kStages : 0,
-                                      Cfg::kRowTilesPerWarp);
+                                      Cfg::kRowTilesPerWarp, Cfg::kWgmma ? 2 : 1);
+  REQUIRE(t.wgmma == Cfg::kWgmma);
+  if (Cfg::kWgmma) REQUIRE(t.wgmma_shared_bytes == TpvWgmmaSmem<Cfg>::kBytes);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
   REQUIRE(t.column_parts == Cfg::kColumnParts);
@@ -231,4 +236,22 @@ TEST_CASE("sim: band_tpv tiling overrides: 64-row slabs and the general staging"
   // One warp per block (32 threads) for 64-row slabs: fewer threads than slab rows.
   run_case<TpvCfg<__half, 1, 2, 120, 64, 20, 30, kLayoutBNHD, 1, 32, 1, 2, 2, 64>>(band_problem(1, 2, 120, 64, 20, 30),
                                                                                   32);
+}
+
+TEST_CASE("sim: band_tpv's Hopper path (wgmma with register A fragments)", "[sim]") {
+  // Two warpgroups per 128-row tile at the default tiling: interior and edge slabs, odd
+  // segment phases (bnhd, 2 heads), per-head dilation, a tile whose second warpgroup has no rows.
+  run_case<TpvCfg<__half, 1, 2, 400, 64, 96, 64, kLayoutBNHD, 1, 128, 1, 3, 1, 32, true>>(
+      band_problem(1, 2, 400, 64, 96, 64), 0);
+  run_case<TpvCfg<__half, 2, 3, 333, 64, 80, 90, kLayoutBHND, 0, 128, 1, 3, 1, 32, true>>(
+      band_problem(2, 3, 333, 64, 80, 90, DType::float16, {1, 3, 2}, Layout::bhnd), 0);
+  // One warpgroup (64-row tiles: two Y pieces per lane), window_right = 0, dilation 2; a band
+  // narrower than a tile (no interior slab) at odd k-step alignments.
+  run_case<TpvCfg<__half, 1, 2, 150, 64, 40, 0, kLayoutBNHD, 2, 64, 1, 4, 1, 32, true>>(
+      band_problem(1, 2, 150, 64, 40, 0, DType::float16, {2}), 64);
+  run_case<TpvCfg<__half, 1, 1, 70, 64, 3, 14, kLayoutBNHD, 1, 64, 1, 4, 1, 32, true>>(
+      band_problem(1, 1, 70, 64, 3, 14), 64);
+  // 64-row slabs (four k-steps per slab).
+  run_case<TpvCfg<__half, 1, 2, 300, 64, 100, 77, kLayoutBNHD, 1, 128, 1, 2, 1, 64, true>>(
+      band_problem(1, 2, 300, 64, 100, 77), 128);
 }

@@ -95,8 +95,9 @@ inline void wgmma_rs(float* d, const u32 (&a)[4], u64 db) {
   // barrier here would also hide a missing __syncthreads of the kernel's stage pipeline.
   std::memcpy(lane_slot(static_cast<int>(threadIdx.x)), a, sizeof a);
   warp_sync();
-  auto a_element = [](int row, int k) {
-    const int owner = 32 * (row / 16) + 4 * (row % 8) + (k % 8) / 2;
+  const int group = static_cast<int>(threadIdx.x) & ~127;  // the warpgroup's first thread
+  auto a_element = [group](int row, int k) {
+    const int owner = group + 32 * (row / 16) + 4 * (row % 8) + (k % 8) / 2;
     const int reg = (row % 16) / 8 + 2 * (k / 8);
     u32 w;
     std::memcpy(&w, lane_slot(owner) + 4 * reg, 4);

@@ -1,0 +1,118 @@
+// band_pv's Hopper path (templates/band_pv_wgmma.cuh) run on the CPU by the SIMT emulator, wgmma
+// emulated (tests/sim/bandjit/wgmma.cuh), against the float64 reference: the P runs staged at
+// their phase, the swizzled V slabs, the band-edge and sequence-end masks, the slab pipeline.
+// (The mma.sync kernel of band_pv.cuh uses PTX the emulator does not model; the GPU tests and
+// `check` cover it.)
+#define BANDJIT_USE_FP16 1
+#define BANDJIT_SIM_WGMMA 1
+#define __shared__  // the template uses only the dynamic (extern) shared memory
+#include "bandjit/band_pv_wgmma.cuh"
+
+#include <cmath>
+#include <random>
+
+#include "generator/tile_config.hpp"
+#include "reference/band_reference.hpp"
+#include "sim/band_cfg.hpp"
+#include "sim/errors.hpp"
+#include "support/catch.hpp"
+#include "support/problems.hpp"
+
+namespace bandjit {
+extern unsigned char smem[256 * 1024];  // the block's dynamic shared memory (test_sim_tpv.cpp)
+}
+
+using namespace bandjit;
+
+namespace {
+
+template <class T_, int B, int H, int N, int WL, int WR, int LAYOUT, int DIL>
+struct PvCfg : sim::BandCfg<T_, B, H, N, 64, WL, WR, LAYOUT, DIL> {
+  using T = T_;
+  static constexpr int kThreads = 128, kTileRows = 64;
+  static constexpr bool kWgmma = true;
+  static constexpr unsigned kWgmmaSharedBytes = PvWgmmaSmem<PvCfg>::kBytes;
+};
+
+template <class Cfg>
+void run_case(Problem p) {
+  using T = typename Cfg::T;
+  p.dtype = DType::float16;
+  INFO(slug(p));
+  const BandTiling t = band_pv_tiling(p);
+  REQUIRE(t.wgmma);
+  REQUIRE(t.threads == Cfg::kThreads);
+  REQUIRE(t.tile_rows == Cfg::kTileRows);
+  REQUIRE(t.wgmma_shared_bytes == PvWgmmaSmem<Cfg>::kBytes);
+  Cfg::set_tables(p, t.head_tile_start);
+
+  const auto C = p.diagonals();
+  const std::size_t n_band = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * C);
+  const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  // Slots whose key is outside the sequence hold NaN: band_pv must never let them in.
+  std::vector<double> pr(n_band), v(n_qkv);
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t h = 0; h < p.heads; ++h)
+      for (std::int64_t i = 0; i < p.seq_len; ++i)
+        for (std::int64_t j = 0; j < C; ++j)
+          pr[reference::band_index(p, b, h, i, j)] = reference::key_of(p, h, i, j) < 0 ? std::nan("") : u(rng);
+  for (auto& x : v) x = u(rng);
+  std::vector<T> dp(n_band + 16), dv(n_qkv + 16), dout(n_qkv + 16);
+  auto aligned = [](std::vector<T>& x) {
+    auto addr = reinterpret_cast<std::uintptr_t>(x.data());
+    return reinterpret_cast<T*>((addr + 15) / 16 * 16);
+  };
+  T *gp = aligned(dp), *gv = aligned(dv), *go = aligned(dout);
+  for (std::size_t i = 0; i < n_band; ++i) {
+    gp[i] = from_float<T>(static_cast<float>(pr[i]));
+    pr[i] = to_float(gp[i]);
+  }
+  for (std::size_t i = 0; i < n_qkv; ++i) {
+    gv[i] = from_float<T>(static_cast<float>(v[i]));
+    v[i] = to_float(gv[i]);
+    go[i] = from_float<T>(std::nanf(""));  // poison
+  }
+  sim::global_ranges = {{gp, n_band * sizeof(T)}, {gv, n_qkv * sizeof(T)}};
+  sim::failures.clear();
+  // Shared memory starts as NaN: skipped pieces must be masked, never multiplied in.
+  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, [&] {
+    if (threadIdx.x == 0) std::memset(smem, 0xff, sizeof(smem));
+    __syncthreads();
+    band_pv_wgmma<Cfg>(gp, gv, go);
+  });
+  for (const auto& f : sim::failures) UNSCOPED_INFO(f);
+  CHECK(sim::failures.empty());
+
+  std::vector<double> ref(static_cast<std::size_t>(p.head_dim));
+  sim::ErrorTotals err;
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t h = 0; h < p.heads; ++h)
+      for (std::int64_t i = 0; i < p.seq_len; ++i) {
+        reference::band_pv_row(p, &pr[reference::band_index(p, b, h, i, 0)], v.data(), b, h, i, ref.data());
+        for (std::int64_t k = 0; k < p.head_dim; ++k)
+          err.add(to_float(go[reference::qkv_index(p, b, h, i, k)]), ref[k], b, h, i, k);
+      }
+  CHECK(err.bad == 0);
+  const double rel = err.rel();
+  INFO("relative error " << rel);
+  CHECK(rel <= 2e-3);
+}
+
+using test::band_problem;
+
+}  // namespace
+
+TEST_CASE("sim: band_pv's Hopper path (wgmma with register A fragments)", "[sim]") {
+  // bnhd with 2 heads: rows of a head are 2·C apart, so the P runs take every phase; interior
+  // and edge slabs; a tile shorter than 64 rows at the sequence's end.
+  run_case<PvCfg<__half, 1, 2, 300, 100, 77, kLayoutBNHD, 1>>(band_problem(1, 2, 300, 64, 100, 77));
+  // Per-head dilation, bhnd, two batches; window_right = 0 with dilation 2.
+  run_case<PvCfg<__half, 2, 3, 211, 40, 45, kLayoutBHND, 0>>(
+      band_problem(2, 3, 211, 64, 40, 45, DType::float16, {1, 3, 2}, Layout::bhnd));
+  run_case<PvCfg<__half, 1, 2, 150, 50, 0, kLayoutBNHD, 2>>(band_problem(1, 2, 150, 64, 50, 0, DType::float16, {2}));
+  // Narrow bands (C < a k-step), window_left = 0, N < 16.
+  run_case<PvCfg<__half, 1, 3, 90, 3, 5, kLayoutBNHD, 1>>(band_problem(1, 3, 90, 64, 3, 5));
+  run_case<PvCfg<__half, 2, 1, 13, 0, 4, kLayoutBNHD, 1>>(band_problem(2, 1, 13, 64, 0, 4));
+}
