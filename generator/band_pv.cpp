@@ -8,7 +8,8 @@ namespace bandjit {
 
 Source generate_band_pv(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const BandTiling t = band_pv_tiling(p, tuning.tile_rows, tuning.tile_diagonals, tuning.pv_wgmma);
+  const BandTiling t = band_pv_tiling(p, tuning.tile_rows, tuning.tile_diagonals, tuning.pv_wgmma,
+                                      tuning.pv_wgmma_slab_keys, tuning.pv_wgmma_stages);
   Source s;
   s.family = "band_pv";
   s.kernel_name = "bandjit_band_pv";
@@ -34,6 +35,8 @@ Source generate_band_pv(const Problem& p, const Tuning& tuning) {
       "  static constexpr unsigned kSharedBytes = {smem};\n"
       "  static constexpr bool kWgmma = {wgmma};  // the Hopper path where the target has wgmma (sm_90a)\n"
       "  static constexpr unsigned kWgmmaSharedBytes = {wgmma_smem};  // the sm_90a build's launch\n"
+      "  static constexpr int kWgmmaSlabKeys = {wgmma_ks};  // the Hopper kernel's keys per slab\n"
+      "  static constexpr int kWgmmaStages = {wgmma_stages};  // … and slabs in flight\n"
       "{tile_start}"
       "}};\n\n"
       "extern \"C\" __global__ void __launch_bounds__({threads}, 1)\n"
@@ -44,7 +47,8 @@ Source generate_band_pv(const Problem& p, const Tuning& tuning) {
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows), fmt::arg("tj", t.tile_diagonals),
       fmt::arg("chunks", t.diagonal_chunks), fmt::arg("parts", t.column_parts), fmt::arg("smem", t.shared_bytes),
-      fmt::arg("wgmma", t.wgmma ? "true" : "false"), fmt::arg("wgmma_smem", t.wgmma_shared_bytes), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", head_tile_start_member(p)),
+      fmt::arg("wgmma", t.wgmma ? "true" : "false"), fmt::arg("wgmma_smem", t.wgmma_shared_bytes),
+      fmt::arg("wgmma_ks", t.wgmma_slab_keys), fmt::arg("wgmma_stages", t.wgmma_stages), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", head_tile_start_member(p)),
       fmt::arg("name", s.kernel_name));
   return s;
 }

@@ -8,7 +8,7 @@ namespace bandjit {
 
 Source generate_band_qk(const Problem& p, const Tuning& tuning) {
   validate(p);
-  const BandTiling t = band_qk_tiling(p, tuning.tile_rows, tuning.tile_diagonals);
+  const BandTiling t = band_qk_tiling(p, tuning.tile_rows, tuning.tile_diagonals, tuning.qk_wgmma);
   Source s;
   s.family = "band_qk";
   s.kernel_name = "bandjit_band_qk";
@@ -16,6 +16,13 @@ Source generate_band_qk(const Problem& p, const Tuning& tuning) {
   s.arguments = {"q", "k", "s"};
   set_band_tile_launch(s, p, t.tiles_per_batch, t.threads, t.shared_bytes);
   s.launch.grid[1] = static_cast<std::uint32_t>(t.diagonal_chunks);
+  s.arch_specific = t.wgmma;
+  if (t.wgmma) {
+    s.arch_specific_shared_bytes = t.wgmma_shared_bytes;
+    s.arch_specific_grid_xy[0] = static_cast<std::uint32_t>(t.wgmma_tiles_per_batch);
+    s.arch_specific_grid_xy[1] = static_cast<std::uint32_t>(t.wgmma_chunks);
+    s.arch_specific_threads = 128;
+  }
   s.key_fields["scale"] = p.scale;
 
   s.text = fmt::format(
@@ -34,6 +41,11 @@ Source generate_band_qk(const Problem& p, const Tuning& tuning) {
       "  static constexpr int kStageLD = {ld};\n"
       "  static constexpr unsigned kSharedBytes = {smem};\n"
       "  static constexpr bool kQInRegisters = {qregs};\n"
+      "  // The Hopper kernel where the target has wgmma (sm_90a): its own launch (128 threads)\n"
+      "  static constexpr bool kWgmma = {wgmma};\n"
+      "  static constexpr int kWgmmaDiagonals = {wgmma_tj};\n"
+      "  static constexpr int kWgmmaStageLD = {wgmma_ld};\n"
+      "  static constexpr unsigned kWgmmaSharedBytes = {wgmma_smem};\n"
       "{tile_start}"
       "}};\n\n"
       "extern \"C\" __global__ void __launch_bounds__({threads}, {min_blocks})\n"
@@ -43,7 +55,9 @@ Source generate_band_qk(const Problem& p, const Tuning& tuning) {
       fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("tables", band_constant_tables(p, &t.head_tile_start)), fmt::arg("common", band_cfg_common(p)),
       fmt::arg("scale", float_literal(p.scale)), fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows),
-      fmt::arg("tj", t.tile_diagonals), fmt::arg("mw", t.row_tiles_per_warp), fmt::arg("rt", t.run_tiles), fmt::arg("min_blocks", t.min_blocks), fmt::arg("smem", t.shared_bytes), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", head_tile_start_member(p)),
+      fmt::arg("tj", t.tile_diagonals), fmt::arg("mw", t.row_tiles_per_warp), fmt::arg("rt", t.run_tiles), fmt::arg("min_blocks", t.min_blocks), fmt::arg("smem", t.shared_bytes), fmt::arg("qregs", qk_q_in_registers(p) ? "true" : "false"),
+      fmt::arg("wgmma", t.wgmma ? "true" : "false"), fmt::arg("wgmma_tj", std::max(t.wgmma_diagonals, 1)),
+      fmt::arg("wgmma_ld", std::max(t.wgmma_stage_ld, 8)), fmt::arg("wgmma_smem", t.wgmma_shared_bytes), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", head_tile_start_member(p)),
       fmt::arg("name", s.kernel_name));
   return s;
 }

@@ -46,6 +46,10 @@ struct Tuning {
   int tpv_row_tiles = 0;  ///< band_tpv: 16-row m-tiles per warp (1, 2)
   int tpv_wgmma = 0;      ///< switch: band_tpv's Hopper (wgmma) path where it applies
   int pv_wgmma = 0;       ///< switch: band_pv's Hopper (wgmma) path where it applies
+  int qk_wgmma = 0;       ///< switch: band_qk's Hopper (wgmma) kernel where it applies
+  /// band_pv's Hopper kernel: keys per slab (32, 64) and slabs in flight (2 … 4); 0: default.
+  int pv_wgmma_slab_keys = 0;
+  int pv_wgmma_stages = 0;
   /// sliding_window_attention: query rows per block (64, 128) and keys per tile (32, 64, 128).
   int attention_tile_rows = 0;
   int attention_key_tile = 0;
@@ -67,6 +71,10 @@ struct Source {
   bool arch_specific = false;
   /// Dynamic shared memory of the arch-specific build (its kernel's layout); 0 = launch's.
   std::uint32_t arch_specific_shared_bytes = 0;
+  /// The arch-specific build's own grid and block (its kernel tiles the problem its own way;
+  /// grid.z, the batch, stays the launch's); zeros = the launch's.
+  std::uint32_t arch_specific_grid_xy[2] = {0, 0};
+  std::uint32_t arch_specific_threads = 0;
   /// The family's view of the problem: only the fields that change its code (cache key).
   nlohmann::json key_fields;
 };
@@ -75,7 +83,8 @@ struct Source {
 std::string arch_specific_target(const std::string& arch);
 
 /// The launch of `source` built for `arch`: its arch-specific build (source.arch_specific on
-/// an arch that has such a target) takes arch_specific_shared_bytes when set.
+/// an arch that has such a target) takes arch_specific_shared_bytes, _grid_xy and _threads
+/// where set.
 LaunchShape launch_for(const Source& source, const std::string& arch);
 
 /// The source with every `#include "bandjit/…"` replaced by the template's text (each

@@ -61,7 +61,7 @@ int qk_stage_ld(int tile_diagonals, DType dtype) {
   return ld;
 }
 
-BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals) {
+BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals, int wgmma) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const int v = vec_elems(p.dtype);
@@ -106,6 +106,22 @@ BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals) {
   const std::int64_t tiles = std::int64_t{t.tiles_per_batch} * t.diagonal_chunks * (p.runtime_batch ? 1 : p.batch);
   t.run_tiles = static_cast<int>(std::clamp<std::int64_t>(tiles / (3 * 132 * t.min_blocks), 1, 16));
   fill_grid(t, p);
+  // The Hopper kernel: one warpgroup per 64 rows × a chunk of at most 560 diagonals, two
+  // blocks per SM (QkWgmmaSmem: 1 KiB slack, Q and four K tiles of 8 KiB, the staging tile, 64
+  // row starts). One 513-diagonal chunk measured faster than two of 257 at three blocks per SM
+  // (H200 float16: seed 42.3 against 43.0 µs, B = 12 418.6 against 501.9; the mma.sync kernel
+  // 46.0 and 428.6: bench/results/2026-12-02-hopper-pv-tpv/5-qk-first). Staged rows are
+  // 16-byte multiples, not 128-byte ones (bank conflicts).
+  t.wgmma = wgmma != 1 && p.dtype != DType::float32 && p.head_dim == 64 && p.uniform_dilation();
+  if (t.wgmma) {
+    t.wgmma_diagonals = balanced_chunk(p.diagonals(), max_diagonals ? max_diagonals : 560);
+    t.wgmma_stage_ld = round_up(t.wgmma_diagonals + 7, 8);
+    if (t.wgmma_stage_ld % 64 == 0) t.wgmma_stage_ld += 8;
+    t.wgmma_chunks = static_cast<int>((p.diagonals() + t.wgmma_diagonals - 1) / t.wgmma_diagonals);
+    t.wgmma_tiles_per_batch = head_tile_starts(p, 64).back();
+    t.wgmma_shared_bytes = static_cast<std::uint32_t>(1024 + 5 * 64 * 128 + 64 * t.wgmma_stage_ld * 2 + 64 * 8);
+    if (t.wgmma_shared_bytes > kMaxSharedBytes) t.wgmma = false;  // only a huge override gets here
+  }
   return t;
 }
 
@@ -114,7 +130,8 @@ int pv_column_parts(const Problem& p) {
   return ntiles / (ntiles % 4 == 0 ? 4 : 2);         // 2 or 4 n-tiles per warp
 }
 
-BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, int wgmma) {
+BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, int wgmma, int wgmma_slab_keys,
+                          int wgmma_stages) {
   BandTiling t;
   const std::uint32_t es = static_cast<std::uint32_t>(element_size(p.dtype));
   const int v = vec_elems(p.dtype);
@@ -134,9 +151,14 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, in
     if (t.shared_bytes <= budget) break;
   }
   // The Hopper path: one warpgroup (64 rows, 128 threads: the portable launch) streaming
-  // 32-key slabs, four in flight (PvWgmmaSmem: 1 KiB of alignment slack, swizzled V, P runs).
+  // slabs of keys (PvWgmmaSmem: 1 KiB of alignment slack, then per stage the swizzled V rows
+  // and the 64 P runs of slab + 8 elements).
   t.wgmma = wgmma != 1 && p.dtype != DType::float32 && p.head_dim == 64 && t.tile_rows == 64 && t.threads == 128;
-  if (t.wgmma) t.wgmma_shared_bytes = 1024 + 4 * (32 * 128 + 64 * 40 * 2);
+  t.wgmma_slab_keys = wgmma_slab_keys ? wgmma_slab_keys : 32;
+  t.wgmma_stages = wgmma_stages ? wgmma_stages : 4;
+  if (t.wgmma)
+    t.wgmma_shared_bytes = static_cast<std::uint32_t>(
+        1024 + t.wgmma_stages * (t.wgmma_slab_keys * 128 + 64 * (t.wgmma_slab_keys + 8) * 2));
   fill_grid(t, p);
   return t;
 }

@@ -28,6 +28,14 @@ struct BandTiling {
   /// memory: 16-bit types, head_dim 64, one warpgroup of 64 rows.
   bool wgmma = false;
   std::uint32_t wgmma_shared_bytes = 0;
+  int wgmma_slab_keys = 32;  ///< band_pv: keys per slab of the Hopper kernel
+  int wgmma_stages = 4;      ///< band_pv: its slabs in flight
+  /// band_qk's Hopper kernel (templates/band_qk_wgmma.cuh, its own launch: 64-row tiles of one
+  /// warpgroup × chunks of diagonals): diagonals per chunk, staging row stride, grid.
+  int wgmma_diagonals = 0;
+  int wgmma_stage_ld = 0;
+  int wgmma_chunks = 0;
+  int wgmma_tiles_per_batch = 0;
 };
 
 /// Tiles of one residue sub-sequence: ceil(ceil(N / D) / TM).
@@ -39,7 +47,8 @@ int balanced_chunk(std::int64_t diagonals, int max_chunk);
 /// tile_rows, max_diagonals: Tuning overrides (0: the generator decides). A chunk limit
 /// skips the occupancy budgets; a band_qk tile that still does not fit the SM's shared
 /// memory (64 rows, float32, head_dim ≥ 192) throws Error(invalid_problem) naming the knob.
-BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0);
+/// wgmma: 1 leaves band_qk's Hopper kernel out, 0 or 2 take it where it applies.
+BandTiling band_qk_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0, int wgmma = 0);
 /// Whether band_qk keeps its Q fragments in registers (≤ 64 per thread); float32 with
 /// head_dim > 64 reads them from the staged Q tile per n-tile instead.
 bool qk_q_in_registers(const Problem& problem);
@@ -50,7 +59,9 @@ int qk_row_tiles_per_warp(const Problem& problem);
 /// number of 16-byte units.
 int qk_stage_ld(int tile_diagonals, DType dtype);
 /// wgmma: 1 leaves the Hopper path out, 0 or 2 take it where it applies.
-BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0, int wgmma = 0);
+/// wgmma_slab_keys, wgmma_stages: overrides of the Hopper kernel's slabs (0: the default).
+BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0, int wgmma = 0,
+                          int wgmma_slab_keys = 0, int wgmma_stages = 0);
 /// Warps of band_pv that share a 32-row group, each taking 2 or 4 n-tiles of 8 columns.
 int pv_column_parts(const Problem& problem);
 

@@ -111,6 +111,23 @@ std::array<int, 3> tpv_tiling_override() {
   return t;
 }
 
+std::array<int, 2> pv_wgmma_tiling_override() {
+  const auto v = env("BANDJIT_PV_WGMMA_TILING");
+  if (v.empty()) return {0, 0};
+  std::array<int, 2> t{};
+  const char* const end = v.data() + v.size();
+  const auto [mid, ec] = std::from_chars(v.data(), end, t[0]);
+  bool ok = ec == std::errc() && mid < end && *mid == ',';
+  if (ok) {
+    const auto [last, ec2] = std::from_chars(mid + 1, end, t[1]);
+    ok = ec2 == std::errc() && last == end;
+  }
+  if (!ok || (t[0] != 32 && t[0] != 64) || t[1] < 2 || t[1] > 4)
+    throw Error(ErrorKind::usage,
+                fmt::format("BANDJIT_PV_WGMMA_TILING = \"{}\"; allowed: KS,STAGES with KS 32 or 64, STAGES 2 to 4", v));
+  return t;
+}
+
 int row_switch(const char* name) {
   const auto v = env(name);
   if (v.empty()) return 0;

@@ -32,6 +32,7 @@ void init_logging() {
 }
 
 nlohmann::json make_manifest(const Source& source, const CacheKey& key, const std::string& arch, const Cubin& cubin) {
+  const LaunchShape launch = launch_for(source, arch);  // the arch-specific build's, where it has one
   return {
       {"key", key.document},
       {"key_hash", key.hash},
@@ -40,9 +41,9 @@ nlohmann::json make_manifest(const Source& source, const CacheKey& key, const st
       {"problem", source.name.substr(0, source.name.rfind('.'))},
       {"arch", arch},
       {"registers", cubin.registers},
-      {"shared_bytes", launch_for(source, arch).shared_bytes},
-      {"threads", source.launch.block[0] * source.launch.block[1] * source.launch.block[2]},
-      {"grid", {source.launch.grid[0], source.launch.grid[1], source.launch.grid[2]}},
+      {"shared_bytes", launch.shared_bytes},
+      {"threads", launch.block[0] * launch.block[1] * launch.block[2]},
+      {"grid", {launch.grid[0], launch.grid[1], launch.grid[2]}},
       {"nvrtc_log", cubin.log},
       {"compile_ms", cubin.compile_ms},
       {"created", static_cast<std::int64_t>(std::time(nullptr))},
@@ -69,6 +70,10 @@ Tuning current_tuning() {
   t.tpv_row_tiles = config::row_tuning("BANDJIT_TPV_ROW_TILES", {1, 2});
   t.tpv_wgmma = config::row_switch("BANDJIT_TPV_WGMMA");
   t.pv_wgmma = config::row_switch("BANDJIT_PV_WGMMA");
+  t.qk_wgmma = config::row_switch("BANDJIT_QK_WGMMA");
+  const auto pv = config::pv_wgmma_tiling_override();
+  t.pv_wgmma_slab_keys = pv[0];
+  t.pv_wgmma_stages = pv[1];
   t.attention_tile_rows = config::row_tuning("BANDJIT_ATTENTION_TILE_ROWS", {64, 128});
   t.attention_key_tile = config::row_tuning("BANDJIT_ATTENTION_KEY_TILE", {32, 64, 128});
   t.attention_wgmma = config::row_switch("BANDJIT_ATTENTION_WGMMA");

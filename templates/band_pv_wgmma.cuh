@@ -12,8 +12,8 @@
 // computed once. Entries off the band or past the sequence's end read as zero; only the
 // k-steps a warp's band edge crosses pay for that test.
 //
-// Staging, per slab: lane 2r + s copies pieces s, s + 2, s + 4 of row r's run (5 pieces of
-// 16 bytes hold 32 elements at any phase) and two 16-byte chunks of V rows. Pieces holding
+// Staging, per slab: lane 2r + s copies pieces s, s + 2, … of row r's run (KS / 8 + 1 pieces
+// of 16 bytes hold KS elements at any phase) and KS / 16 16-byte chunks of V rows. Pieces holding
 // none of the row's diagonals in [0, C) are skipped; their slots keep stale data the masked
 // loads never let through. V rows past the sequence are zero-filled (0 · NaN is NaN).
 #pragma once
@@ -26,7 +26,7 @@ namespace bandjit {
 
 template <class Cfg>
 struct PvWgmmaSmem {
-  static constexpr int TM = 64, KS = 32, LDP = KS + 8, STAGES = 4;
+  static constexpr int TM = 64, KS = Cfg::kWgmmaSlabKeys, LDP = KS + 8, STAGES = Cfg::kWgmmaStages;
   static constexpr int kVSlabBytes = KS * 128, kPSlabBytes = TM * LDP * 2;
   static constexpr unsigned kBytes = 1024 + STAGES * (kVSlabBytes + kPSlabBytes);
 };
@@ -46,6 +46,8 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   constexpr int C = Cfg::kDiagonals, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight, DH = Cfg::kHeadDim;
   static_assert(sizeof(T) == 2 && DH == 64 && Cfg::kThreads == 128 && Cfg::kTileRows == TM,
                 "one warpgroup of 64 rows, head_dim 64, 16-bit types");
+  static_assert((KS == 32 || KS == 64) && STAGES >= 2, "slabs of 32 or 64 keys, at least double buffering");
+  constexpr int PIECES = KS / 8 + 1, VCH = KS / 16;  // pieces of a P run; V chunks per lane
   static_assert(L::kBytes <= Cfg::kWgmmaSharedBytes, "the generator's shared-memory size covers the layout");
 
   extern __shared__ __align__(16) unsigned char smem[];
@@ -71,16 +73,19 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   const i64 p_at = prow.at(min(tp, len - 1)) + c_first;
   const int pmis = misalignment<T>(p_at);
   const T* psrc = p + (p_at - pmis);  // piece q of slab s: psrc + s·KS + 8q (read only where valid)
+  // V: chunk vc of slab rows vr + 16i (same swizzle phase: (vr + 16i) & 7 = vr & 7).
   const int vr = threadIdx.x >> 3, vc = threadIdx.x & 7;
   const T* vsrc = v + vrow.at(u_begin + vr) + 8 * vc;
-  const i64 v_half = 16 * vrow.step;
-  const int v_dst0 = vr * 128 + ((vc ^ (vr & 7)) << 4), v_dst1 = v_dst0 + 16 * 128;  // (vr + 16) & 7 = vr & 7
+  const i64 v_step16 = 16 * vrow.step;
+  const int v_dst = vr * 128 + ((vc ^ (vr & 7)) << 4);
   auto stage = [&](int s) {
     const int buf = s % STAGES, u0 = u_begin + s * KS;
     unsigned char* vs = sV + buf * L::kVSlabBytes;
-    const bool in0 = u0 + vr < len, in1 = u0 + vr + 16 < len;
-    cp_async_16(vs + v_dst0, in0 ? vsrc : v, in0 ? 16 : 0);
-    cp_async_16(vs + v_dst1, in1 ? vsrc + v_half : v, in1 ? 16 : 0);
+#pragma unroll
+    for (int i = 0; i < VCH; ++i) {
+      const bool in = u0 + vr + 16 * i < len;
+      cp_async_16(vs + v_dst + i * 16 * 128, in ? vsrc + i * v_step16 : v, in ? 16 : 0);
+    }
     vsrc += KS * vrow.step;
     // Staged element e of the run is diagonal c − pmis + e, c = c_first + s·KS; the ones in
     // [0, C) are e in [pmis + lo, pmis + hi].
@@ -88,9 +93,9 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
     if (p_in && lo <= hi) {
       T* dst = sP + buf * (TM * LDP) + pr * LDP;
 #pragma unroll
-      for (int k = 0; k < 3; ++k) {
+      for (int k = 0; k < (PIECES + 1) / 2; ++k) {
         const int q = ps + 2 * k, e = 8 * q;
-        if (q < 5 && e <= pmis + hi && e + 8 > pmis + lo)
+        if (q < PIECES && e <= pmis + hi && e + 8 > pmis + lo)
           cp_async_16(dst + e, psrc + s * KS + e, min(8, pmis + hi + 1 - e) * 2);
       }
     }

@@ -19,6 +19,7 @@
 // the sequence's ends choose −inf per element.
 #pragma once
 
+#include "bandjit/band_qk_wgmma.cuh"
 #include "bandjit/band_tiles.cuh"
 #include "bandjit/mma.cuh"
 #include "bandjit/vector_io.cuh"
@@ -38,44 +39,8 @@ __device__ __forceinline__ void store_pair(u32 addr, float lo, float hi) {
   }
 }
 
-// Writes the staged rows to S. Row r's diagonal jl sits at tile[r·LDS + mis(r) + jl].
-// sm_90: the 16-byte-aligned middle of each row leaves as one bulk asynchronous copy (the
-// copy engine; measured faster than 16-byte stores through the threads), the ragged ends
-// (< 8 elements each) as element stores; earlier archs: 16-byte stores.
-template <class T, int TM, int LDS, int TJ, int THREADS>
-__device__ __forceinline__ void write_band_rows(T* __restrict__ g, const T* tile, const i64* start, int count) {
-  constexpr int V = Vec<T>::kElems;
-#if __CUDA_ARCH__ >= 900
-  // THREADS / TM threads per row: the first issues the bulk copy, all share the ragged ends.
-  constexpr int TPR = THREADS / TM;
-  static_assert(THREADS % TM == 0, "whole thread groups per row");
-  const int r = threadIdx.x / TPR, sub = threadIdx.x % TPR;
-  const i64 st = start[r];
-  if (st >= 0) {
-    const int mis = misalignment<T>(st);
-    const int a = min(count, (V - mis) % V);  // first aligned element
-    const int e = a + (count - a) / V * V;    // end of the aligned middle
-    const T* src = tile + r * LDS + mis;
-    if (sub == 0 && e > a) {
-      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(src + a));
-      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(g + st + a), "r"(s),
-                   "r"((e - a) * static_cast<int>(sizeof(T)))
-                   : "memory");
-    }
-    for (int x = sub; x < a + count - e; x += TPR) {
-      const int j = x < a ? x : e + (x - a);
-      g[st + j] = src[j];
-    }
-  }
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");  // the tile is free again
-#else
-  copy_tile_to_global<T, TM, LDS, ceil_div(TJ + V - 1, V), THREADS>(g, tile, start, count);
-#endif
-}
-
 template <class Cfg>
-__device__ __forceinline__ void band_qk(const typename Cfg::T* __restrict__ q,
+__device__ __forceinline__ void band_qk_mma(const typename Cfg::T* __restrict__ q,
                                         const typename Cfg::T* __restrict__ k,
                                         typename Cfg::T* __restrict__ s) {
   using T = typename Cfg::T;
@@ -251,6 +216,22 @@ __device__ __forceinline__ void band_qk(const typename Cfg::T* __restrict__ q,
     __syncthreads();
     write_band_rows<T, TM, LDS, TJ, Cfg::kThreads>(s, sS + MARGIN, row_start, count);
   }
+}
+
+// The entry point: the Hopper kernel (band_qk_wgmma.cuh, its own launch) where the generator
+// asked for it (Cfg::kWgmma) and the target has wgmma (sm_90a), else the mma.sync kernel above.
+template <class Cfg>
+__device__ __forceinline__ void band_qk(const typename Cfg::T* __restrict__ q, const typename Cfg::T* __restrict__ k,
+                                        typename Cfg::T* __restrict__ s) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr bool kWgmma = Cfg::kWgmma;
+#else
+  constexpr bool kWgmma = false;
+#endif
+  if constexpr (kWgmma)
+    band_qk_wgmma<Cfg>(q, k, s);
+  else
+    band_qk_mma<Cfg>(q, k, s);
 }
 
 }  // namespace bandjit

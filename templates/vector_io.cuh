@@ -68,4 +68,40 @@ __device__ __forceinline__ void stage_tile_async(T* tile, const T* __restrict__ 
   });
 }
 
+// Writes the staged rows to S. Row r's diagonal jl sits at tile[r·LDS + mis(r) + jl].
+// sm_90: the 16-byte-aligned middle of each row leaves as one bulk asynchronous copy (the
+// copy engine; measured faster than 16-byte stores through the threads), the ragged ends
+// (< 8 elements each) as element stores; earlier archs: 16-byte stores.
+template <class T, int TM, int LDS, int TJ, int THREADS>
+__device__ __forceinline__ void write_band_rows(T* __restrict__ g, const T* tile, const i64* start, int count) {
+  constexpr int V = Vec<T>::kElems;
+#if __CUDA_ARCH__ >= 900
+  // THREADS / TM threads per row: the first issues the bulk copy, all share the ragged ends.
+  constexpr int TPR = THREADS / TM;
+  static_assert(THREADS % TM == 0, "whole thread groups per row");
+  const int r = threadIdx.x / TPR, sub = threadIdx.x % TPR;
+  const i64 st = start[r];
+  if (st >= 0) {
+    const int mis = misalignment<T>(st);
+    const int a = min(count, (V - mis) % V);  // first aligned element
+    const int e = a + (count - a) / V * V;    // end of the aligned middle
+    const T* src = tile + r * LDS + mis;
+    if (sub == 0 && e > a) {
+      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(src + a));
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(g + st + a), "r"(s),
+                   "r"((e - a) * static_cast<int>(sizeof(T)))
+                   : "memory");
+    }
+    for (int x = sub; x < a + count - e; x += TPR) {
+      const int j = x < a ? x : e + (x - a);
+      g[st + j] = src[j];
+    }
+  }
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");  // the tile is free again
+#else
+  copy_tile_to_global<T, TM, LDS, ceil_div(TJ + V - 1, V), THREADS>(g, tile, start, count);
+#endif
+}
+
 }  // namespace bandjit

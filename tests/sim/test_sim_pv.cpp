@@ -26,10 +26,10 @@ using namespace bandjit;
 
 namespace {
 
-template <class T_, int B, int H, int N, int WL, int WR, int LAYOUT, int DIL>
+template <class T_, int B, int H, int N, int WL, int WR, int LAYOUT, int DIL, int KS = 32, int STAGES = 4>
 struct PvCfg : sim::BandCfg<T_, B, H, N, 64, WL, WR, LAYOUT, DIL> {
   using T = T_;
-  static constexpr int kThreads = 128, kTileRows = 64;
+  static constexpr int kThreads = 128, kTileRows = 64, kWgmmaSlabKeys = KS, kWgmmaStages = STAGES;
   static constexpr bool kWgmma = true;
   static constexpr unsigned kWgmmaSharedBytes = PvWgmmaSmem<PvCfg>::kBytes;
 };
@@ -39,7 +39,8 @@ void run_case(Problem p) {
   using T = typename Cfg::T;
   p.dtype = DType::float16;
   INFO(slug(p));
-  const BandTiling t = band_pv_tiling(p);
+  const bool defaults = Cfg::kWgmmaSlabKeys == 32 && Cfg::kWgmmaStages == 4;
+  const BandTiling t = band_pv_tiling(p, 0, 0, 0, defaults ? 0 : Cfg::kWgmmaSlabKeys, defaults ? 0 : Cfg::kWgmmaStages);
   REQUIRE(t.wgmma);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
@@ -115,4 +116,11 @@ TEST_CASE("sim: band_pv's Hopper path (wgmma with register A fragments)", "[sim]
   // Narrow bands (C < a k-step), window_left = 0, N < 16.
   run_case<PvCfg<__half, 1, 3, 90, 3, 5, kLayoutBNHD, 1>>(band_problem(1, 3, 90, 64, 3, 5));
   run_case<PvCfg<__half, 2, 1, 13, 0, 4, kLayoutBNHD, 1>>(band_problem(2, 1, 13, 64, 0, 4));
+}
+
+TEST_CASE("sim: band_pv's Hopper path with 64-key slabs and three stages", "[sim]") {
+  run_case<PvCfg<__half, 1, 2, 300, 100, 77, kLayoutBNHD, 1, 64, 3>>(band_problem(1, 2, 300, 64, 100, 77));
+  run_case<PvCfg<__half, 2, 3, 211, 40, 45, kLayoutBHND, 0, 64, 2>>(
+      band_problem(2, 3, 211, 64, 40, 45, DType::float16, {1, 3, 2}, Layout::bhnd));
+  run_case<PvCfg<__half, 1, 3, 90, 3, 5, kLayoutBNHD, 1, 32, 3>>(band_problem(1, 3, 90, 64, 3, 5));
 }
