@@ -14,6 +14,7 @@
 #include "generator/tile_config.hpp"
 #include "reference/band_reference.hpp"
 #include "sim/band_cfg.hpp"
+#include "sim/device_tensor.hpp"
 #include "sim/errors.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -52,37 +53,17 @@ void run_case(Problem p) {
   const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1, 1);
-  // Slots whose key is outside the sequence hold NaN: band_pv must never let them in.
-  std::vector<double> pr(n_band), v(n_qkv);
-  for (std::int64_t b = 0; b < p.batch; ++b)
-    for (std::int64_t h = 0; h < p.heads; ++h)
-      for (std::int64_t i = 0; i < p.seq_len; ++i)
-        for (std::int64_t j = 0; j < C; ++j)
-          pr[reference::band_index(p, b, h, i, j)] = reference::key_of(p, h, i, j) < 0 ? std::nan("") : u(rng);
+  std::vector<double> pr = sim::random_band_nan_off_sequence(p, rng), v(n_qkv);
   for (auto& x : v) x = u(rng);
-  std::vector<T> dp(n_band + 16), dv(n_qkv + 16), dout(n_qkv + 16);
-  auto aligned = [](std::vector<T>& x) {
-    auto addr = reinterpret_cast<std::uintptr_t>(x.data());
-    return reinterpret_cast<T*>((addr + 15) / 16 * 16);
-  };
-  T *gp = aligned(dp), *gv = aligned(dv), *go = aligned(dout);
-  for (std::size_t i = 0; i < n_band; ++i) {
-    gp[i] = from_float<T>(static_cast<float>(pr[i]));
-    pr[i] = to_float(gp[i]);
-  }
-  for (std::size_t i = 0; i < n_qkv; ++i) {
-    gv[i] = from_float<T>(static_cast<float>(v[i]));
-    v[i] = to_float(gv[i]);
-    go[i] = from_float<T>(std::nanf(""));  // poison
-  }
-  sim::global_ranges = {{gp, n_band * sizeof(T)}, {gv, n_qkv * sizeof(T)}};
+  sim::DeviceTensor<T> gp(n_band), gv(n_qkv), go(n_qkv);
+  gp.upload(pr);
+  gv.upload(v);
+  go.poison();
+  sim::global_ranges = {{gp.data(), gp.bytes()}, {gv.data(), gv.bytes()}};
   sim::failures.clear();
-  // Shared memory starts as NaN: skipped pieces must be masked, never multiplied in.
-  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, [&] {
-    if (threadIdx.x == 0) std::memset(smem, 0xff, sizeof(smem));
-    __syncthreads();
-    band_pv_wgmma<Cfg>(gp, gv, go);
-  });
+  // Skipped pieces keep the NaN shared memory: they must be masked, never multiplied in.
+  sim::launch_on_nan_shared({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads,
+                            smem, sizeof(smem), [&] { band_pv_wgmma<Cfg>(gp.data(), gv.data(), go.data()); });
   for (const auto& f : sim::failures) UNSCOPED_INFO(f);
   CHECK(sim::failures.empty());
 
@@ -93,7 +74,7 @@ void run_case(Problem p) {
       for (std::int64_t i = 0; i < p.seq_len; ++i) {
         reference::band_pv_row(p, &pr[reference::band_index(p, b, h, i, 0)], v.data(), b, h, i, ref.data());
         for (std::int64_t k = 0; k < p.head_dim; ++k)
-          err.add(to_float(go[reference::qkv_index(p, b, h, i, k)]), ref[k], b, h, i, k);
+          err.add(go.at(reference::qkv_index(p, b, h, i, k)), ref[k], b, h, i, k);
       }
   CHECK(err.bad == 0);
   const double rel = err.rel();

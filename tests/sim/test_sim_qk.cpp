@@ -14,6 +14,7 @@
 #include "generator/tile_config.hpp"
 #include "reference/band_reference.hpp"
 #include "sim/band_cfg.hpp"
+#include "sim/device_tensor.hpp"
 #include "sim/errors.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -56,28 +57,15 @@ void run_case(Problem p, int max_diagonals = 0) {
   std::vector<double> q(n_qkv), k(n_qkv);
   for (auto& x : q) x = u(rng);
   for (auto& x : k) x = u(rng);
-  std::vector<T> dq(n_qkv + 16), dk(n_qkv + 16), ds(n_band + 16);
-  auto aligned = [](std::vector<T>& x) {
-    auto addr = reinterpret_cast<std::uintptr_t>(x.data());
-    return reinterpret_cast<T*>((addr + 15) / 16 * 16);
-  };
-  T *gq = aligned(dq), *gk = aligned(dk), *gs = aligned(ds);
-  for (std::size_t i = 0; i < n_qkv; ++i) {
-    gq[i] = from_float<T>(static_cast<float>(q[i]));
-    q[i] = to_float(gq[i]);
-    gk[i] = from_float<T>(static_cast<float>(k[i]));
-    k[i] = to_float(gk[i]);
-  }
-  for (std::size_t i = 0; i < n_band; ++i) gs[i] = from_float<T>(std::nanf(""));  // poison
-  sim::global_ranges = {{gq, n_qkv * sizeof(T)}, {gk, n_qkv * sizeof(T)}};
+  sim::DeviceTensor<T> gq(n_qkv), gk(n_qkv), gs(n_band);
+  gq.upload(q);
+  gk.upload(k);
+  gs.poison();
+  sim::global_ranges = {{gq.data(), gq.bytes()}, {gk.data(), gk.bytes()}};
   sim::failures.clear();
-  sim::launch({static_cast<unsigned>(t.wgmma_tiles_per_batch), static_cast<unsigned>(t.wgmma_chunks),
-               static_cast<unsigned>(p.batch)},
-              128, [&] {
-                if (threadIdx.x == 0) std::memset(smem, 0xff, sizeof(smem));
-                __syncthreads();
-                band_qk_wgmma<Cfg>(gq, gk, gs);
-              });
+  sim::launch_on_nan_shared({static_cast<unsigned>(t.wgmma_tiles_per_batch), static_cast<unsigned>(t.wgmma_chunks),
+                             static_cast<unsigned>(p.batch)},
+                            128, smem, sizeof(smem), [&] { band_qk_wgmma<Cfg>(gq.data(), gk.data(), gs.data()); });
   for (const auto& f : sim::failures) UNSCOPED_INFO(f);
   CHECK(sim::failures.empty());
 
@@ -89,7 +77,7 @@ void run_case(Problem p, int max_diagonals = 0) {
       for (std::int64_t i = 0; i < p.seq_len; ++i) {
         reference::band_qk_row(p, q.data(), k.data(), b, h, i, ref.data());
         for (std::int64_t j = 0; j < C; ++j) {
-          const double got = to_float(gs[reference::band_index(p, b, h, i, j)]);
+          const double got = gs.at(reference::band_index(p, b, h, i, j));
           if (std::isinf(ref[j]) || std::isinf(got)) {
             wrong_inf += !(std::isinf(ref[j]) && std::isinf(got) && got < 0);
             continue;

@@ -14,6 +14,7 @@
 #include "generator/tile_config.hpp"
 #include "reference/band_reference.hpp"
 #include "sim/band_cfg.hpp"
+#include "sim/device_tensor.hpp"
 #include "sim/errors.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -43,11 +44,6 @@ struct TpvCfg : sim::BandCfg<T_, B, H, N, DH, WL, WR, LAYOUT, DIL> {
   static constexpr int kStageLD = (TM + kVec - 1 + kVec - 1) / kVec * kVec;
 };
 
-template <class T>
-T to_t(double x) {
-  return from_float<T>(static_cast<float>(x));
-}
-
 template <class Cfg>
 void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator's default
   using T = typename Cfg::T;
@@ -73,40 +69,19 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
   const std::size_t n_qkv = static_cast<std::size_t>(p.batch * p.heads * p.seq_len * p.head_dim);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
-  // Slots whose key is outside the sequence hold NaN: band_tpv must never let them in.
-  std::vector<double> x(n_band), y(n_qkv);
-  for (std::int64_t b = 0; b < p.batch; ++b)
-    for (std::int64_t h = 0; h < p.heads; ++h)
-      for (std::int64_t i = 0; i < p.seq_len; ++i)
-        for (std::int64_t j = 0; j < C; ++j)
-          x[reference::band_index(p, b, h, i, j)] =
-              reference::key_of(p, h, i, j) < 0 ? std::nan("") : u(rng);
+  std::vector<double> x = sim::random_band_nan_off_sequence(p, rng), y(n_qkv);
   for (auto& v : y) v = u(rng);
-  // Device tensors (16-byte aligned), and their values as the kernel sees them.
-  std::vector<T, std::allocator<T>> dx(n_band + 16), dy(n_qkv + 16), dz(n_qkv + 16);
-  auto aligned = [](std::vector<T>& v) {
-    auto addr = reinterpret_cast<std::uintptr_t>(v.data());
-    return reinterpret_cast<T*>((addr + 15) / 16 * 16);
-  };
-  T *gx = aligned(dx), *gy = aligned(dy), *gz = aligned(dz);
-  for (std::size_t i = 0; i < n_band; ++i) {
-    gx[i] = to_t<T>(x[i]);
-    x[i] = to_float(gx[i]);
-  }
-  for (std::size_t i = 0; i < n_qkv; ++i) {
-    gy[i] = to_t<T>(y[i]);
-    y[i] = to_float(gy[i]);
-    gz[i] = to_t<T>(std::nan(""));  // poison
-  }
-  sim::global_ranges = {{gx, n_band * sizeof(T)}, {gy, n_qkv * sizeof(T)}};
+  // Device tensors, and their values as the kernel sees them.
+  sim::DeviceTensor<T> gx(n_band), gy(n_qkv), gz(n_qkv);
+  gx.upload(x);
+  gy.upload(y);
+  gz.poison();
+  sim::global_ranges = {{gx.data(), gx.bytes()}, {gy.data(), gy.bytes()}};
   sim::failures.clear();
-  // Every block starts from NaN shared memory (all-ones bits in every dtype): edge slabs stage
-  // only the band's pieces and must mask the rest, never multiply it in.
-  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, [&] {
-    if (threadIdx.x == 0) std::memset(smem, 0xff, sizeof(smem));
-    __syncthreads();
-    band_tpv<Cfg>(gx, gy, gz);
-  });
+  // Edge slabs stage only the band's pieces; the rest keeps the NaN shared memory and must be
+  // masked, never multiplied in.
+  sim::launch_on_nan_shared({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads,
+                            smem, sizeof(smem), [&] { band_tpv<Cfg>(gx.data(), gy.data(), gz.data()); });
   for (const auto& f : sim::failures) UNSCOPED_INFO(f);
   CHECK(sim::failures.empty());
 
@@ -118,7 +93,7 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator'
       for (std::int64_t i = 0; i < p.seq_len; ++i) {
         reference::band_tpv_row(p, x.data(), y.data(), b, h, i, ref.data());
         for (std::int64_t k = 0; k < p.head_dim; ++k)
-          err.add(to_float(gz[reference::qkv_index(p, b, h, i, k)]), ref[k], b, h, i, k);
+          err.add(gz.at(reference::qkv_index(p, b, h, i, k)), ref[k], b, h, i, k);
       }
   CHECK(err.bad == 0);
   const double rel = err.rel();
