@@ -154,8 +154,10 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, in
   // slabs of keys (PvWgmmaSmem: 1 KiB of alignment slack, then per stage the swizzled V rows
   // and the 64 P runs of slab + 8 elements).
   t.wgmma = wgmma != 1 && p.dtype != DType::float32 && p.head_dim == 64 && t.tile_rows == 64 && t.threads == 128;
-  t.wgmma_slab_keys = wgmma_slab_keys ? wgmma_slab_keys : 32;
-  t.wgmma_stages = wgmma_stages ? wgmma_stages : 4;
+  // (The override reaches only kernels that take the Hopper path: other sources, and their
+  // cache keys, keep the defaults.)
+  t.wgmma_slab_keys = t.wgmma && wgmma_slab_keys ? wgmma_slab_keys : 32;
+  t.wgmma_stages = t.wgmma && wgmma_stages ? wgmma_stages : 4;
   if (t.wgmma)
     t.wgmma_shared_bytes = static_cast<std::uint32_t>(
         1024 + t.wgmma_stages * (t.wgmma_slab_keys * 128 + 64 * (t.wgmma_slab_keys + 8) * 2));

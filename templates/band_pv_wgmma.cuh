@@ -114,6 +114,7 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   float acc[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) acc[i] = 0.f;
+  wgmma_fence_operands<32>(acc);  // the zeros stay before the loop (see band_tpv.cuh: C7515)
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {

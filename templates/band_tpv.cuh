@@ -383,6 +383,10 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   for (int m = 0; m < MW; ++m)
 #pragma unroll
     for (int n = 0; n < NDW; ++n) acc[m][n][0] = acc[m][n][1] = acc[m][n][2] = acc[m][n][3] = 0.f;
+  // Pins the zeros before the loop: otherwise ptxas may copy them onto a path that bypasses
+  // the loop, and wgmma whose accumulators other instructions define are serialised (C7515;
+  // seen for bhnd problems with C ≡ 1 mod 8).
+  if constexpr (kWgmma) wgmma_fence_operands<NDW * 4>(&acc[0][0][0]);
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {

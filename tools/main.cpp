@@ -20,9 +20,9 @@ int main(int argc, char** argv) {
   bandjit::cli::add_families(app, exit_code);
   bandjit::cli::add_info(app, exit_code);
   bandjit::cli::add_bench(app, exit_code);
-  // A bad tuning knob (BANDJIT_TILE_*, BANDJIT_ROW_*, BANDJIT_TPV_TILING) is a usage error of
-  // the whole command, reported once before any kernel is generated (exit 2), not a failure
-  // of every kernel. Runs after parsing, so --help still works.
+  // A bad tuning knob (BANDJIT_TILE_*, BANDJIT_ROW_*, BANDJIT_TPV_TILING, the BANDJIT_*_WGMMA
+  // switches, …) is a usage error of the whole command, reported once before any kernel is
+  // generated (exit 2), not a failure of every kernel. Runs after parsing, so --help works.
   app.parse_complete_callback([&app] {
     for (const auto* sub : app.get_subcommands())
       for (const char* name : {"pregenerate", "warmup", "emit", "check", "bench"})

@@ -214,3 +214,44 @@ TEST_CASE("tiling: sliding_window_attention fits every target; the Hopper kernel
     CHECK(std::string(e.what()).find("BANDJIT_ATTENTION_KEY_TILE") != std::string::npos);
   }
 }
+
+TEST_CASE("tiling: the Hopper band products' launches (band_qk tiles the problem its own way)", "[tiling]") {
+  for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+    for (std::int64_t dh : {32, 64, 128})
+      for (std::vector<std::int64_t> dil : {std::vector<std::int64_t>{1}, std::vector<std::int64_t>{4}}) {
+        const Problem p = make(4096, 256, 256, dil, dt, dh, 12);
+        INFO(slug(p));
+        const bool hopper = dt != DType::float32 && dh == 64;
+        // band_qk: 64-row tiles × chunks of ≤ 560 diagonals (the seed problem: one chunk),
+        // 128 threads, on sm_90 only; other targets keep the mma.sync kernel's launch.
+        const BandTiling qk = band_qk_tiling(p);
+        const Source sq = generate_band_qk(p);
+        CHECK(qk.wgmma == hopper);
+        CHECK(sq.arch_specific == hopper);
+        const LaunchShape q80 = launch_for(sq, "sm_80"), q90 = launch_for(sq, "sm_90");
+        CHECK(q80.block[0] == static_cast<std::uint32_t>(qk.threads));
+        CHECK(q80.grid[0] == static_cast<std::uint32_t>(qk.tiles_per_batch));
+        CHECK(q80.grid[1] == static_cast<std::uint32_t>(qk.diagonal_chunks));
+        CHECK(q90.grid[2] == q80.grid[2]);  // the batch
+        if (hopper) {
+          CHECK(q90.block[0] == 128u);
+          CHECK(q90.grid[0] == static_cast<std::uint32_t>(12 * 4096 / 64));  // 768: every residue has 4096 / D rows
+          CHECK(q90.grid[1] == 1u);
+          CHECK(q90.shared_bytes == qk.wgmma_shared_bytes);
+          CHECK(2 * (qk.wgmma_shared_bytes + 1024) <= 228u * 1024);  // two blocks per SM
+        } else {
+          CHECK(q90.block[0] == q80.block[0]);
+          CHECK(q90.grid[0] == q80.grid[0]);
+          CHECK(q90.shared_bytes == q80.shared_bytes);
+        }
+        CHECK_FALSE(band_qk_tiling(p, 0, 0, 1).wgmma);  // switched off
+        // band_pv and band_tpv: the portable launch, the Hopper build's own shared memory.
+        for (const Source& s : {generate_band_pv(p), generate_band_tpv(p)}) {
+          CHECK(s.arch_specific == hopper);
+          const LaunchShape l80 = launch_for(s, "sm_80"), l90 = launch_for(s, "sm_90");
+          CHECK(l90.block[0] == l80.block[0]);
+          CHECK(l90.grid[0] == l80.grid[0]);
+          CHECK(l90.shared_bytes == (hopper ? s.arch_specific_shared_bytes : l80.shared_bytes));
+        }
+      }
+}

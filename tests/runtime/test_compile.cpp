@@ -87,9 +87,12 @@ TEST_CASE("nvrtc: every backward kernel of the edge cases and longformer-base co
     // No kernel may spill: ptxas reports it in the log.
     if (std::regex_search(c.log, std::regex("[1-9][0-9]* bytes spill")))
       throw Error(ErrorKind::compile_failed, "spills registers: " + c.log);
-    // The Hopper paths of band_tpv and band_pv compile for sm_90a (wgmma), the rest for sm_90.
+    // The Hopper paths of band_qk, band_pv and band_tpv compile for sm_90a (wgmma), the rest for
+    // sm_90; ptxas must not have serialised their wgmma (its C75xx "Potential Performance Loss").
     if (c.log.find(s.arch_specific ? "for 'sm_90a'" : "for 'sm_90'") == std::string::npos)
       throw Error(ErrorKind::compile_failed, "not compiled for the expected target: " + c.log);
+    if (c.log.find("(C75") != std::string::npos)
+      throw Error(ErrorKind::compile_failed, "wgmma serialised: " + c.log);
     if (c.log.find("spill") == std::string::npos) throw Error(ErrorKind::compile_failed, "no ptxas report: " + c.log);
   });
   for (const auto& f : failures) UNSCOPED_INFO(f);

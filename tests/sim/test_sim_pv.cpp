@@ -97,6 +97,12 @@ TEST_CASE("sim: band_pv's Hopper path (wgmma with register A fragments)", "[sim]
   // Narrow bands (C < a k-step), window_left = 0, N < 16.
   run_case<PvCfg<__half, 1, 3, 90, 3, 5, kLayoutBNHD, 1>>(band_problem(1, 3, 90, 64, 3, 5));
   run_case<PvCfg<__half, 2, 1, 13, 0, 4, kLayoutBNHD, 1>>(band_problem(2, 1, 13, 64, 0, 4));
+  // The masked/unmasked boundary one key off: w_l ≡ 14 mod 16 in a first tile, and C ≡ 15 mod
+  // 16 with rows whose last diagonal starts a new 16-byte piece (found by review: an off-by-one
+  // in the unmasked test passed every case above).
+  run_case<PvCfg<__half, 1, 2, 200, 30, 16, kLayoutBNHD, 1>>(band_problem(1, 2, 200, 64, 30, 16));
+  run_case<PvCfg<__half, 1, 2, 199, 30, 16, kLayoutBHND, 1>>(
+      band_problem(1, 2, 199, 64, 30, 16, DType::float16, {1}, Layout::bhnd));
 }
 
 TEST_CASE("sim: band_pv's Hopper path with 64-key slabs and three stages", "[sim]") {

@@ -97,8 +97,8 @@ using test::band_problem;
 }  // namespace
 
 TEST_CASE("sim: band_qk's Hopper kernel (wgmma, diagonals staged from the accumulators)", "[sim]") {
-  // bnhd with 3 heads: row starts take every 16-byte phase; one chunk of 178 diagonals; a last
-  // tile shorter than 64 rows.
+  // bnhd with 3 heads (row starts at even phases), one chunk of 178 diagonals; a last tile
+  // shorter than 64 rows.
   run_case<QkCfg<__half, 1, 3, 200, 100, 77, kLayoutBNHD, 1, 178, 200>>(band_problem(1, 3, 200, 64, 100, 77));
   // Two chunks (BANDJIT_TILE_DIAGONALS-style cap of 100: 2 × 89), dilation 2, bhnd, two batches.
   run_case<QkCfg<__half, 2, 2, 150, 90, 87, kLayoutBHND, 2, 89, 96>>(
@@ -106,4 +106,7 @@ TEST_CASE("sim: band_qk's Hopper kernel (wgmma, diagonals staged from the accumu
   // window_right = 0; a band wider than the sequence; N < 64.
   run_case<QkCfg<__half, 1, 2, 130, 70, 0, kLayoutBNHD, 1, 71, 80>>(band_problem(1, 2, 130, 64, 70, 0));
   run_case<QkCfg<__half, 1, 1, 40, 50, 45, kLayoutBNHD, 1, 96, 104>>(band_problem(1, 1, 40, 64, 50, 45));
+  // C = 130, w_l = 65: the tile count and the tests for whole tiles one key off fail here (found
+  // by review: they passed the cases above).
+  run_case<QkCfg<__half, 1, 1, 318, 65, 64, kLayoutBNHD, 1, 130, 144>>(band_problem(1, 1, 318, 64, 65, 64));
 }

@@ -226,6 +226,12 @@ TEST_CASE("sim: band_tpv's Hopper path (wgmma with register A fragments)", "[sim
       band_problem(1, 2, 150, 64, 40, 0, DType::float16, {2}), 64);
   run_case<TpvCfg<__half, 1, 1, 70, 64, 3, 14, kLayoutBNHD, 1, 64, 1, 4, 1, 32, true>>(
       band_problem(1, 1, 70, 64, 3, 14), 64);
+  // The band-edge tests one key off: w_r ≡ 14 or 1 mod 16 in first tiles, C ≡ 15 mod 16 (found
+  // by review: off-by-ones in them passed the cases above).
+  run_case<TpvCfg<__half, 1, 2, 200, 64, 16, 14, kLayoutBNHD, 1, 64, 1, 4, 1, 32, true>>(
+      band_problem(1, 2, 200, 64, 16, 14), 0);
+  run_case<TpvCfg<__half, 1, 2, 150, 64, 45, 1, kLayoutBHND, 1, 64, 1, 4, 1, 32, true>>(
+      band_problem(1, 2, 150, 64, 45, 1, DType::float16, {1}, Layout::bhnd), 0);
   // 64-row slabs (four k-steps per slab).
   run_case<TpvCfg<__half, 1, 2, 300, 64, 100, 77, kLayoutBNHD, 1, 128, 1, 2, 1, 64, true>>(
       band_problem(1, 2, 300, 64, 100, 77), 128);
