@@ -7,6 +7,7 @@
 namespace bandjit {
 
 Source generate_band_qk(const Problem& p, const Tuning& tuning) {
+  constexpr int kHopperThreads = 128;  // band_qk_wgmma.cuh: one warpgroup
   validate(p);
   const BandTiling t = band_qk_tiling(p, tuning.tile_rows, tuning.tile_diagonals, tuning.qk_wgmma);
   Source s;
@@ -21,14 +22,15 @@ Source generate_band_qk(const Problem& p, const Tuning& tuning) {
     s.arch_specific_shared_bytes = t.wgmma_shared_bytes;
     s.arch_specific_grid_xy[0] = static_cast<std::uint32_t>(t.wgmma_tiles_per_batch);
     s.arch_specific_grid_xy[1] = static_cast<std::uint32_t>(t.wgmma_chunks);
-    s.arch_specific_threads = 128;
+    s.arch_specific_threads = kHopperThreads;
   }
   s.key_fields["scale"] = p.scale;
   // The Hopper kernel has its own block (128 threads) and register budget: the portable
   // kernel's bounds would cap it at 64 registers where four portable blocks fit an SM.
   std::string bounds = fmt::format("__launch_bounds__({}, {})", t.threads, t.min_blocks);
   if (t.wgmma)
-    bounds = fmt::format("\n#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n__launch_bounds__(128, 2)\n#else\n{}\n#endif", bounds);
+    bounds = fmt::format("\n#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n__launch_bounds__({}, 2)\n#else\n{}\n#endif",
+                         kHopperThreads, bounds);
   else
     bounds = " " + bounds;
 
