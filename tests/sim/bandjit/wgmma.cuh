@@ -5,10 +5,15 @@
 // canonical layout's, then the 128-byte swizzle (address bits 4–6 ^= bits 7–9) is applied, as
 // the hardware does. wgmma is a warpgroup collective; the block is one warpgroup, so the block
 // barrier separates depositing register A fragments from reading them. Products are float64
-// sums (exact up to the output's rounding). Fences, commits and waits are synchronous no-ops.
+// sums (exact up to the output's rounding), computed when issued. A real wgmma reads shared
+// memory until its group is awaited, so each thread remembers the operand bytes of its groups
+// and wgmma_wait checks they are unchanged: a buffer refilled before the wait fails the test.
+// Fences are no-ops.
 #pragma once
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "bandjit/mma.cuh"
 #include "bandjit/wgmma_layout.cuh"
@@ -20,10 +25,43 @@ extern unsigned char smem[];  // the block's dynamic shared memory (the includin
 // The shared window: offsets into the emulated block's shared memory.
 inline u32 smem_addr(const void* p) { return static_cast<u32>(static_cast<const unsigned char*>(p) - smem); }
 
+namespace sim_wgmma {
+// This thread's shared-memory operand bytes (address, 16-bit value) per wgmma group: the open
+// group, then committed ones, oldest first.
+struct PendingReads {
+  std::vector<std::vector<std::pair<u32, unsigned short>>> committed;
+  std::vector<std::pair<u32, unsigned short>> open;
+};
+inline thread_local PendingReads pending;
+inline void remember(u32 addr) {
+  unsigned short v;
+  std::memcpy(&v, smem + addr, 2);
+  pending.open.emplace_back(addr, v);
+}
+}  // namespace sim_wgmma
+
 inline void wgmma_fence() {}
-inline void wgmma_commit() {}
+inline void wgmma_commit() {
+  sim_wgmma::pending.committed.push_back(std::move(sim_wgmma::pending.open));
+  sim_wgmma::pending.open.clear();
+}
+// Waits until at most N committed groups are pending: the older ones' operands must still hold
+// what they held at issue.
 template <int N>
-inline void wgmma_wait() {}
+inline void wgmma_wait() {
+  auto& groups = sim_wgmma::pending.committed;
+  while (groups.size() > static_cast<std::size_t>(N)) {
+    for (const auto& [addr, v] : groups.front()) {
+      unsigned short now;
+      std::memcpy(&now, smem + addr, 2);
+      if (now != v) {
+        ::bandjit::sim::fail("a wgmma operand in shared memory changed before its group was awaited");
+        break;
+      }
+    }
+    groups.erase(groups.begin());
+  }
+}
 inline void fence_proxy_async() {}
 template <int N>
 inline void wgmma_fence_operands(float*) {}
@@ -52,6 +90,7 @@ inline float element(u32 addr) {
   if (addr % 2 || addr + 2 > 256 * 1024) ::bandjit::sim::fail("wgmma operand outside shared memory");
   T x;
   std::memcpy(&x, smem + addr, 2);
+  remember(addr);
   return to_float(x);
 }
 
