@@ -6,15 +6,14 @@
 
 #include "bandjit/band_tiles.cuh"
 #include "bandjit/mma.cuh"
+#include "bandjit/vector_io.cuh"
 
 namespace bandjit {
 
 // Two floats as the 32-bit pair (lo, hi) of a 16-bit type: an mma A register.
 template <class T>
 __device__ __forceinline__ u32 pack_float_pair(float lo, float hi) {
-  T a = from_float<T>(lo), b = from_float<T>(hi);
-  return static_cast<u32>(*reinterpret_cast<unsigned short*>(&a)) |
-         (static_cast<u32>(*reinterpret_cast<unsigned short*>(&b)) << 16);
+  return pack_pair(from_float<T>(lo), from_float<T>(hi));
 }
 
 // One block's query rows — TM consecutive rows t0 … of one residue sub-sequence of batch b —

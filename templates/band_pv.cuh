@@ -216,9 +216,8 @@ __device__ __forceinline__ void band_pv_mma(const typename Cfg::T* __restrict__ 
 #pragma unroll
       for (int n = 0; n < NCW; ++n) {
         if constexpr (k16) {
-          const T lo = from_float<T>(acc[m][n][2 * h]), hi = from_float<T>(acc[m][n][2 * h + 1]);
-          *reinterpret_cast<u32*>(dst + 8 * n) = static_cast<u32>(*reinterpret_cast<const unsigned short*>(&lo)) |
-                                                (static_cast<u32>(*reinterpret_cast<const unsigned short*>(&hi)) << 16);
+          *reinterpret_cast<u32*>(dst + 8 * n) =
+              pack_pair(from_float<T>(acc[m][n][2 * h]), from_float<T>(acc[m][n][2 * h + 1]));
         } else {
           *reinterpret_cast<float2*>(dst + 8 * n) = make_float2(acc[m][n][2 * h], acc[m][n][2 * h + 1]);
         }
@@ -231,11 +230,7 @@ __device__ __forceinline__ void band_pv_mma(const typename Cfg::T* __restrict__ 
 template <class Cfg>
 __device__ __forceinline__ void band_pv(const typename Cfg::T* __restrict__ p, const typename Cfg::T* __restrict__ v,
                                         typename Cfg::T* __restrict__ o) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
-  constexpr bool kWgmma = Cfg::kWgmma;
-#else
-  constexpr bool kWgmma = false;
-#endif
+  constexpr bool kWgmma = takes_wgmma_kernel<Cfg>();
   if constexpr (kWgmma)
     band_pv_wgmma<Cfg>(p, v, o);
   else

@@ -31,12 +31,6 @@ struct PvWgmmaSmem {
   static constexpr unsigned kBytes = 1024 + STAGES * (kVSlabBytes + kPSlabBytes);
 };
 
-template <class T>
-__device__ __forceinline__ u32 pv_pair(T lo, T hi) {
-  return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
-         (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
-}
-
 template <class Cfg>
 __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict__ p, const typename Cfg::T* __restrict__ v,
                                               typename Cfg::T* __restrict__ o) {
@@ -141,10 +135,10 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
       const T* r1 = sp + a_off[1] + 16 * q;
       // Inside the band of all 16 rows of the warp, and inside the sequence, for all 16 keys.
       if (uk >= tw + 15 - WL && uk + 15 <= tw + WR && uk + 16 <= len) {
-        a[q][0] = pv_pair(r0[0], r0[1]);
-        a[q][1] = pv_pair(r1[0], r1[1]);
-        a[q][2] = pv_pair(r0[8], r0[9]);
-        a[q][3] = pv_pair(r1[8], r1[9]);
+        a[q][0] = pack_pair(r0[0], r0[1]);
+        a[q][1] = pack_pair(r1[0], r1[1]);
+        a[q][2] = pack_pair(r0[8], r0[9]);
+        a[q][3] = pack_pair(r1[8], r1[9]);
       } else {
         const T zero = from_float<T>(0.f);
         T x[2][4];
@@ -158,10 +152,10 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
             x[h][e] = key < len && static_cast<unsigned>(d) < static_cast<unsigned>(C) ? r[dk] : zero;
           }
         }
-        a[q][0] = pv_pair(x[0][0], x[0][1]);
-        a[q][1] = pv_pair(x[1][0], x[1][1]);
-        a[q][2] = pv_pair(x[0][2], x[0][3]);
-        a[q][3] = pv_pair(x[1][2], x[1][3]);
+        a[q][0] = pack_pair(x[0][0], x[0][1]);
+        a[q][1] = pack_pair(x[1][0], x[1][1]);
+        a[q][2] = pack_pair(x[0][2], x[0][3]);
+        a[q][3] = pack_pair(x[1][2], x[1][3]);
       }
     }
     // No branch around the products: ptxas serialises wgmma on a possibly divergent path.
@@ -184,7 +178,7 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
     T* dst = o + orow.at(t) + 2 * t4;
 #pragma unroll
     for (int n = 0; n < 8; ++n)
-      *reinterpret_cast<u32*>(dst + 8 * n) = pv_pair(from_float<T>(acc[4 * n + 2 * h]), from_float<T>(acc[4 * n + 2 * h + 1]));
+      *reinterpret_cast<u32*>(dst + 8 * n) = pack_pair(from_float<T>(acc[4 * n + 2 * h]), from_float<T>(acc[4 * n + 2 * h + 1]));
   }
 }
 

@@ -31,9 +31,7 @@ namespace bandjit {
 template <class T>
 __device__ __forceinline__ void store_pair(u32 addr, float lo, float hi) {
   if constexpr (sizeof(T) == 2) {
-    const T a = from_float<T>(lo), b = from_float<T>(hi);
-    sts32(addr, static_cast<u32>(*reinterpret_cast<const unsigned short*>(&a)) |
-                    (static_cast<u32>(*reinterpret_cast<const unsigned short*>(&b)) << 16));
+    sts32(addr, pack_pair(from_float<T>(lo), from_float<T>(hi)));
   } else {
     sts64(addr, lo, hi);
   }
@@ -223,11 +221,7 @@ __device__ __forceinline__ void band_qk_mma(const typename Cfg::T* __restrict__ 
 template <class Cfg>
 __device__ __forceinline__ void band_qk(const typename Cfg::T* __restrict__ q, const typename Cfg::T* __restrict__ k,
                                         typename Cfg::T* __restrict__ s) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr bool kWgmma = Cfg::kWgmma;
-#else
-  constexpr bool kWgmma = false;
-#endif
+  constexpr bool kWgmma = takes_wgmma_kernel<Cfg>();
   if constexpr (kWgmma)
     band_qk_wgmma<Cfg>(q, k, s);
   else

@@ -45,14 +45,6 @@ struct TpvSlab {
   int step;   // phase advance per row: (row stride of X in elements − 1) mod V
 };
 
-// Two 16-bit values in one 32-bit register (lo in the low half), as the MMA fragments and
-// paired stores want them.
-template <class T>
-__device__ __forceinline__ u32 pack_pair(T lo, T hi) {
-  return static_cast<u32>(*reinterpret_cast<unsigned short*>(&lo)) |
-         (static_cast<u32>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
-}
-
 // Per-lane element offsets, from a slab buffer, of the A entries a k-step at kk = 0 reads
 // with no checks (see load_inner): they hold for every slab and every kk, which step in
 // multiples of the piece (so every segment's phase repeats).
@@ -287,11 +279,7 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
   // per k-step Z += A·Y is one wgmma with A from the warps' registers (the same fragments as
   // mma.sync's) and the slab's Y rows as a swizzled MN-major operand: one instruction in place
   // of each warp's ldmatrix and eight mma.sync.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
-  constexpr bool kWgmma = Cfg::kWgmma;
-#else
-  constexpr bool kWgmma = false;
-#endif
+  constexpr bool kWgmma = takes_wgmma_kernel<Cfg>();
   using Stage = TpvLaneStage<Cfg, T, kWgmma>;
   constexpr int TM = Cfg::kTileRows, KS = Cfg::kSlabRows, LD = Cfg::kStageLD, LDY = Cfg::kValueLD;
   constexpr int STAGES = Cfg::kStages, DH = Cfg::kHeadDim, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight;

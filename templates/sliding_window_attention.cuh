@@ -215,11 +215,7 @@ __device__ __forceinline__ void sliding_window_attention(const typename Cfg::T* 
                                                          const typename Cfg::T* __restrict__ v,
                                                          typename Cfg::T* __restrict__ o, float* __restrict__ lse,
                                                          const void* mask) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
-  constexpr bool kWgmma = Cfg::kWgmma;
-#else
-  constexpr bool kWgmma = false;
-#endif
+  constexpr bool kWgmma = takes_wgmma_kernel<Cfg>();
   if constexpr (kWgmma)
     sliding_window_attention_wgmma<Cfg>(q, k, v, o, lse, mask);
   else

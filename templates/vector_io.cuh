@@ -16,6 +16,14 @@ template <class T> struct Vec {
   static constexpr int kElems = 16 / sizeof(T);
 };
 
+// Two 16-bit values in one 32-bit register (lo in the low half), as the MMA fragments and
+// paired stores want them.
+template <class T>
+__device__ __forceinline__ unsigned pack_pair(T lo, T hi) {
+  return static_cast<unsigned>(*reinterpret_cast<unsigned short*>(&lo)) |
+         (static_cast<unsigned>(*reinterpret_cast<unsigned short*>(&hi)) << 16);
+}
+
 // Elements by which global element `index` lies past a 16-byte boundary.
 template <class T>
 __device__ __forceinline__ int misalignment(i64 index) {

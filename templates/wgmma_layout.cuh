@@ -1,6 +1,6 @@
 // bandjit/wgmma_layout.cuh — where bandjit puts wgmma operands in shared memory, and their
 // descriptors (PTX ISA "Asynchronous Warpgroup Level Matrix Shared Memory Layout", "Matrix
-// Descriptor Format").
+// Descriptor Format"); and which build takes a family's Hopper (wgmma) kernel.
 //
 // One layout, the 128-byte swizzle: a tile of R rows × 64 16-bit columns (128 bytes a row)
 // in groups of 8 rows (1024-byte atoms, 1024-byte aligned); the 16-byte chunk c of row r sits
@@ -15,6 +15,18 @@
 namespace bandjit {
 
 typedef unsigned long long u64;
+
+// Whether this build runs the family's Hopper kernel: the generator asked for it (Cfg::kWgmma,
+// then the source compiles for sm_90a on sm_90) and the target has wgmma; the SIMT emulator
+// (tests/sim) runs it too. Other targets compile the mma.sync kernel from the same source.
+template <class Cfg>
+__device__ __forceinline__ constexpr bool takes_wgmma_kernel() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(BANDJIT_SIM_WGMMA)
+  return Cfg::kWgmma;
+#else
+  return false;
+#endif
+}
 
 // Byte offset of 16-byte chunk c (of head_dim / 8) of row r in a swizzled tile of R rows.
 template <int R>
