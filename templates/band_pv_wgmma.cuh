@@ -170,16 +170,21 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   wgmma_wait<0>();
   wgmma_fence_operands<32>(acc);
 
-  const SubsequenceRows<Cfg> orow(b, tc, DH);
+  // O leaves through shared memory (the slab buffers, free once all four warps' last products
+  // are done) as 16-byte row pieces (write_row_range).
+  constexpr int LDO = DH + 8;
+  static_assert(TM * LDO * 2 <= STAGES * (L::kVSlabBytes + L::kPSlabBytes), "O fits the slab buffers");
+  T* sO = reinterpret_cast<T*>(sV);
+  __syncthreads();
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const int t = tw + g + 8 * h;
-    if (t >= len) continue;
-    T* dst = o + orow.at(t) + 2 * t4;
+    T* dst = sO + (16 * warp + g + 8 * h) * LDO + 2 * t4;
 #pragma unroll
     for (int n = 0; n < 8; ++n)
       *reinterpret_cast<u32*>(dst + 8 * n) = pack_pair(from_float<T>(acc[4 * n + 2 * h]), from_float<T>(acc[4 * n + 2 * h + 1]));
   }
+  __syncthreads();
+  write_row_range<Cfg, TM, LDO, 128>(o, sO, b, tc, t0);
 }
 
 }  // namespace bandjit

@@ -61,6 +61,22 @@ struct SubsequenceRows {
   __device__ __forceinline__ i64 at(int u) const { return base + u * step; }
 };
 
+// Writes shared rows 0 … ROWS − 1 (row stride LD elements, 16-byte aligned) to rows t0 + r of
+// the tile's sub-sequence of a [.., Dh] tensor, those below len, as 16-byte stores. The MMA
+// accumulators' own layout stores 4 (8) bytes per lane, half a sector per row and
+// instruction; on the seed problem band_tpv's Z took about 4 µs that way.
+template <class Cfg, int ROWS, int LD, int THREADS, class T>
+__device__ __forceinline__ void write_row_range(T* __restrict__ g, const T* smem, int b, const BandTile& tc, int t0) {
+  constexpr int V = 16 / sizeof(T), PIECES = Cfg::kHeadDim / V;
+  static_assert(Cfg::kHeadDim % V == 0 && (LD * sizeof(T)) % 16 == 0, "rows of whole 16-byte pieces");
+  const SubsequenceRows<Cfg> rows(b, tc, Cfg::kHeadDim);
+  for (int idx = threadIdx.x; idx < ROWS * PIECES; idx += THREADS) {
+    const int r = idx / PIECES, p = idx - r * PIECES;
+    if (t0 + r < tc.len)
+      *reinterpret_cast<uint4*>(g + rows.at(t0 + r) + p * V) = *reinterpret_cast<const uint4*>(smem + r * LD + p * V);
+  }
+}
+
 // Stages rows u0 + first … u0 + end − 1 of the tile's sub-sequence of a [.., Dh] tensor into
 // shared rows first … end − 1 (row stride LD elements) with 16-byte asynchronous copies;
 // rows outside the sequence become zeros. The caller commits and waits.

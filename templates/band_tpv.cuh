@@ -510,6 +510,14 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
     wgmma_fence_operands<NDW * 4>(&acc[0][0][0]);
   }
 
+  // Z leaves through shared memory (the slab buffers, free once every warp's last products
+  // are done) as 16-byte row pieces; where the tile does not fit there, from the fragments.
+  constexpr int LDZ = DH + 16 / static_cast<int>(sizeof(T));  // rows 16-byte aligned, 4 banks apart
+  constexpr unsigned kPipelineBytes = kWgmma ? TpvWgmmaSmem<Cfg>::kBytes - 1024u
+                                             : unsigned(STAGES * KS * (LD + LDY) * sizeof(T));
+  constexpr bool kStagedZ = TM * LDZ * sizeof(T) <= kPipelineBytes;
+  T* sZ = kWgmma ? reinterpret_cast<T*>(sYw) : sSeg;
+  if constexpr (kStagedZ) __syncthreads();
 #pragma unroll
   for (int m = 0; m < MW; ++m)
 #pragma unroll
@@ -518,12 +526,19 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
       if (!kWholeParts && nd >= ND) continue;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int t = tg + 16 * m + g + 8 * h;
-        if (t >= tc.len) continue;
-        T* dst = z + row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, DH) + 8 * nd + 2 * t4;
-        store_pair(dst, acc[m][n][2 * h], acc[m][n][2 * h + 1]);
+        const int tl = tl0 + 16 * m + g + 8 * h, t = tc.t0 + tl;
+        if (kStagedZ) {
+          store_pair(sZ + tl * LDZ + 8 * nd + 2 * t4, acc[m][n][2 * h], acc[m][n][2 * h + 1]);
+        } else if (t < tc.len) {
+          T* dst = z + row_offset<Cfg>(b, tc.h, tc.r + tc.D * t, DH) + 8 * nd + 2 * t4;
+          store_pair(dst, acc[m][n][2 * h], acc[m][n][2 * h + 1]);
+        }
       }
     }
+  if constexpr (kStagedZ) {
+    __syncthreads();
+    write_row_range<Cfg, TM, LDZ, Cfg::kThreads>(z, sZ, b, tc, tc.t0);
+  }
 }
 
 }  // namespace bandjit
