@@ -4,7 +4,7 @@
 # inc/bandjit is templates/ with band_tpv-experiments.patch applied (switches TPVX_*).
 set -euo pipefail
 cd "$(dirname "$0")"
-rm -rf inc && mkdir -p inc && cp -r ../../../templates inc/bandjit && patch -s inc/bandjit/band_tpv.cuh band_tpv-experiments.patch
+rm -rf inc && mkdir -p inc/bandjit && git -C ../../.. archive c5b9bdf templates | tar -x --strip-components=1 -C inc/bandjit && patch -s inc/bandjit/band_tpv.cuh band_tpv-experiments.patch
 sed -e 's/kStages = 3/kStages = 4/' -e 's/kWgmmaSharedBytes = 39424/kWgmmaSharedBytes = 52224/' kernel.cu > k_ks32s4.cu
 sed -e 's/kStages = 3/kStages = 5/' -e 's/kWgmmaSharedBytes = 39424/kWgmmaSharedBytes = 65024/' kernel.cu > k_ks32s5.cu
 sed -e 's/kSlabRows = 32/kSlabRows = 16/' -e 's/kStages = 3/kStages = 6/' kernel.cu > k_ks16s6.cu
@@ -30,6 +30,9 @@ b rotate_s4 k_ks32s4.cu -DTPVX_ROTATE; b rotate_ks16s6 k_ks16s6.cu -DTPVX_ROTATE
 b pfb4_rot kernel.cu -DTPVX_PF=4 -DTPVX_PF_BULK -DTPVX_ROTATE
 b lx_s4 k_ks32s4.cu -DTPVX_NO_COMPUTE -DTPVX_NO_Y; b lx_s4_nobar k_ks32s4.cu -DTPVX_NO_COMPUTE -DTPVX_NO_Y -DTPVX_NOBAR
 b nocompute_nobar kernel.cu -DTPVX_NO_COMPUTE -DTPVX_NOBAR; b base_nobar kernel.cu -DTPVX_NOBAR
+b noa kernel.cu -DTPVX_NOA; b lx_noa kernel.cu -DTPVX_NOA -DTPVX_NO_COMPUTE -DTPVX_NO_Y   # A fragments zero, not loaded
+b lx_noedge kernel.cu -DTPVX_NO_COMPUTE -DTPVX_NO_Y -DTPVX_EDGE_OFF
+b base_nozw kernel.cu -DTPVX_NO_ZWRITE; b empty_nozw kernel.cu -DTPVX_NO_X -DTPVX_NO_Y -DTPVX_NO_COMPUTE -DTPVX_EDGE_OFF -DTPVX_NO_ZWRITE  # Z not stored
 b lx_flat kernel.cu -DTPVX_FLAT -DTPVX_NO_COMPUTE -DTPVX_NO_Y; b flat_rot kernel.cu -DTPVX_FLAT -DTPVX_ROTATE; b flat_s4 k_ks32s4.cu -DTPVX_FLAT
 for v in base nox empty nofence rotate; do b trace_$v kernel.cu -DTPVX_TRACE $(case $v in nox) echo -DTPVX_NO_X;; empty) echo -DTPVX_NO_X -DTPVX_NO_Y -DTPVX_NO_COMPUTE -DTPVX_EDGE_OFF;; nofence) echo -DTPVX_NOFENCE;; rotate) echo -DTPVX_ROTATE;; esac); done
 nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o bin/pattern pattern.cu

@@ -124,6 +124,43 @@ __global__ void band_cpasync(const char* __restrict__ x, unsigned* out) {
   asm volatile("cp.async.wait_all;" ::: "memory");
   if (acc == 0x12345678) out[0] = acc;
 }
+
+// The kernel's slab structure with nothing else: per slab of 32 rows, each thread copies its
+// pieces (row = tid / 8, pieces tid % 8 + 8 k, like TpvLaneStage) in one cp.async group,
+// waits for slab it (wait_group STAGES - 2), optionally a block barrier, then issues slab
+// it + STAGES - 1. FLAT: pieces as idx = tid + 256 k over the slab's 544 (row, piece) pairs.
+template <int STAGES, bool BAR, bool FLAT>
+__global__ void band_slabs(const char* __restrict__ x, unsigned* out) {
+  extern __shared__ __align__(128) unsigned char sm[];
+  const int h = blockIdx.x / 32, tile = blockIdx.x % 32, t0 = tile * 128;
+  const int u0 = max(0, t0 - 256), u1 = min(N, t0 + 384), slabs = (u1 - u0) / 32;
+  unsigned acc = 0;
+  auto issue = [&](int s) {
+    if (s < slabs) {
+      unsigned char* dst = sm + (s % STAGES) * 32 * 272;
+#pragma unroll
+      for (int k = 0; k < 3; ++k) {
+        int r, p;
+        if (FLAT) { const int idx = threadIdx.x + 256 * k; r = idx / 17; p = idx % 17; if (idx >= 544) break; }
+        else { r = threadIdx.x / 8; p = threadIdx.x % 8 + 8 * k; if (p >= 17) break; }
+        const int u = u0 + s * 32 + r;
+        long long e = (long long)u * RSTRIDE + h * ROWB + 2 * max(0, min(C - 1, 256 + t0 - u));
+        e = (e & ~15ll) + 16 * p;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem_u32(dst + r * 272 + p * 16)), "l"(x + e) : "memory");
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  for (int it = 0; it < slabs; ++it) {
+    asm volatile("cp.async.wait_group %0;" :: "n"(STAGES - 2) : "memory");
+    if (BAR) __syncthreads();
+    issue(it + STAGES - 1);
+    acc ^= reinterpret_cast<const unsigned*>(sm + (it % STAGES) * 32 * 272)[threadIdx.x];
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  if (acc == 0x12345678) out[0] = acc;
+}
 int main() {
   const size_t bytes = (size_t)N * RSTRIDE + 4096;
   const int SETS = 4;
@@ -154,6 +191,19 @@ int main() {
   printf("bulk 12 stages, 1+3 warps:          %.2f us\n", time([&](int s) { band_bulk<12><<<384, 128, 1024 + 12 * 8704>>>(X[s], out); }));
   printf("cp.async 16B, 7 ahead, 256 thr:     %.2f us\n", time([&](int s) { band_cpasync<7><<<384, 256, 8 * 256 * 16>>>(X[s], out); }));
   printf("cp.async 16B, 3 ahead, 256 thr:     %.2f us\n", time([&](int s) { band_cpasync<3><<<384, 256, 8 * 256 * 16>>>(X[s], out); }));
+  {
+    auto run = [&](const char* name, auto kern, int stages) {
+      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, stages * 8704);
+      printf("%-40s %.2f us\n", name, time([&](int s) { kern<<<384, 256, stages * 8704>>>(X[s], out); }));
+    };
+    run("slabs 3 stages, barrier", band_slabs<3, true, false>, 3);
+    run("slabs 3 stages, no barrier", band_slabs<3, false, false>, 3);
+    run("slabs 3 stages, barrier, flat", band_slabs<3, true, true>, 3);
+    run("slabs 4 stages, barrier", band_slabs<4, true, false>, 4);
+    run("slabs 6 stages, barrier", band_slabs<6, true, false>, 6);
+    run("slabs 6 stages, no barrier", band_slabs<6, false, false>, 6);
+    run("slabs 2 stages, barrier", band_slabs<2, true, false>, 2);
+  }
   printf("empty kernel: %.2f us\n", time([&](int s) { band_pattern<1><<<384, 256>>>(X[s], out, 0, 0); }));
   return 0;
 }
