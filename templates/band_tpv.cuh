@@ -512,7 +512,9 @@ __device__ __forceinline__ void band_tpv(const typename Cfg::T* __restrict__ x, 
 
   // Z leaves through shared memory (the slab buffers, free once every warp's last products
   // are done) as 16-byte row pieces; where the tile does not fit there, from the fragments.
-  constexpr int LDZ = DH + 16 / static_cast<int>(sizeof(T));  // rows 16-byte aligned, 4 banks apart
+  // Rows 16-byte aligned and 4 banks apart: the 16-bit types' 4-byte stores meet no conflict
+  // (float32's 8-byte stores meet two-way ones, once per tile).
+  constexpr int LDZ = DH + 16 / static_cast<int>(sizeof(T));
   constexpr unsigned kPipelineBytes = kWgmma ? TpvWgmmaSmem<Cfg>::kBytes - 1024u
                                              : unsigned(STAGES * KS * (LD + LDY) * sizeof(T));
   constexpr bool kStagedZ = TM * LDZ * sizeof(T) <= kPipelineBytes;

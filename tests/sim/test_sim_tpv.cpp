@@ -44,13 +44,14 @@ struct TpvCfg : sim::BandCfg<T_, B, H, N, DH, WL, WR, LAYOUT, DIL> {
   static constexpr int kStageLD = (TM + kVec - 1 + kVec - 1) / kVec * kVec;
 };
 
+// override_tiling: pass the slab rows and stages to the tiling even for 32-row slabs.
 template <class Cfg>
-void run_case(Problem p, int tile_rows = Cfg::kTileRows) {  // 0: the generator's default
+void run_case(Problem p, int tile_rows = Cfg::kTileRows, bool override_tiling = false) {  // 0: the generator's default
   using T = typename Cfg::T;
   p.dtype = std::is_same_v<T, float> ? DType::float32 : DType::float16;
   INFO(slug(p));
-  constexpr bool kOverride = Cfg::kSlabRows != 32;
-  const TpvTiling t = band_tpv_tiling(p, tile_rows, kOverride ? Cfg::kSlabRows : 0, kOverride ? Cfg::kStages : 0,
+  const bool overrides = override_tiling || Cfg::kSlabRows != 32;
+  const TpvTiling t = band_tpv_tiling(p, tile_rows, overrides ? Cfg::kSlabRows : 0, overrides ? Cfg::kStages : 0,
                                       Cfg::kRowTilesPerWarp, Cfg::kWgmma ? 2 : 1);
   REQUIRE(t.wgmma == Cfg::kWgmma);
   if (Cfg::kWgmma) REQUIRE(t.wgmma_shared_bytes == TpvWgmmaSmem<Cfg>::kBytes);
@@ -211,6 +212,17 @@ TEST_CASE("sim: band_tpv tiling overrides: 64-row slabs and the general staging"
   // One warp per block (32 threads) for 64-row slabs: fewer threads than slab rows.
   run_case<TpvCfg<__half, 1, 2, 120, 64, 20, 30, kLayoutBNHD, 1, 32, 1, 2, 2, 64>>(band_problem(1, 2, 120, 64, 20, 30),
                                                                                   32);
+}
+
+TEST_CASE("sim: band_tpv writes Z through shared memory, or from the fragments where it does not fit", "[sim]") {
+  // Z's tile (TM × (Dh + 8) halves) against the pipeline's buffers (stages × KS × (LD + LDY)):
+  // 128 rows of head_dim 144 need 38 912 bytes, two 32-row slabs hold 36 864, so this
+  // tiling (BANDJIT_TPV_TILING=128,32,2) stores Z from the fragments; three stages stage it.
+  static_assert(128 * (144 + 8) * 2 > 2 * 32 * (136 + 152) * 2 && 128 * (144 + 8) * 2 <= 3 * 32 * (136 + 152) * 2);
+  run_case<TpvCfg<__half, 1, 1, 150, 144, 40, 30, kLayoutBNHD, 1, 128, 3, 2>>(band_problem(1, 1, 150, 144, 40, 30), 128,
+                                                                            true);
+  run_case<TpvCfg<__half, 1, 1, 150, 144, 40, 30, kLayoutBNHD, 1, 128, 3, 3>>(band_problem(1, 1, 150, 144, 40, 30), 128,
+                                                                            true);
 }
 
 TEST_CASE("sim: band_tpv's Hopper path (wgmma with register A fragments)", "[sim]") {
