@@ -15,6 +15,7 @@
 
 #include "reference/band_reference.hpp"
 #include "sim/simt.hpp"
+#include "support/catch.hpp"
 
 namespace bandjit::sim {
 
@@ -69,6 +70,16 @@ inline void launch_on_nan_shared(Dim3 grid, int threads, unsigned char* smem, st
     __syncthreads();
     kernel();
   });
+}
+
+// launch_on_nan_shared, then a test failure naming each error the emulator recorded (an
+// access outside global_ranges, a race, a wgmma operand changed before its wait).
+inline void launch_checked(Dim3 grid, int threads, unsigned char* smem, std::size_t bytes,
+                           const std::function<void()>& kernel) {
+  failures.clear();
+  launch_on_nan_shared(grid, threads, smem, bytes, kernel);
+  for (const auto& f : failures) UNSCOPED_INFO(f);
+  CHECK(failures.empty());
 }
 
 }  // namespace bandjit::sim

@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
+#include "reference/band_reference.hpp"
 #include "support/catch.hpp"
 
 namespace bandjit::sim {
@@ -24,5 +27,24 @@ struct ErrorTotals {
   }
   double rel() const { return std::sqrt(d2 / r2); }
 };
+
+// Checks a [.., Dh] output (out.at(index) as double) against ref_row(b, h, i, row), which
+// writes the float64 reference row of Dh values: no poison left, relative error ≤ tol.
+template <class Out, class RefRow>
+void check_head_dim_rows(const Problem& p, const Out& out, RefRow ref_row, double tol) {
+  std::vector<double> ref(static_cast<std::size_t>(p.head_dim));
+  ErrorTotals err;
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t h = 0; h < p.heads; ++h)
+      for (std::int64_t i = 0; i < p.seq_len; ++i) {
+        ref_row(b, h, i, ref.data());
+        for (std::int64_t k = 0; k < p.head_dim; ++k)
+          err.add(out.at(reference::qkv_index(p, b, h, i, k)), ref[k], b, h, i, k);
+      }
+  CHECK(err.bad == 0);
+  const double rel = err.rel();
+  INFO("relative error " << rel);
+  CHECK(rel <= tol);
+}
 
 }  // namespace bandjit::sim

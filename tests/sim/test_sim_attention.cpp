@@ -10,12 +10,12 @@
 #include "bandjit/sliding_window_attention.cuh"
 
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include "generator/tile_config.hpp"
 #include "reference/band_reference.hpp"
 #include "sim/band_cfg.hpp"
+#include "sim/device_tensor.hpp"
 #include "sim/errors.hpp"
 #include "support/catch.hpp"
 #include "support/problems.hpp"
@@ -128,15 +128,9 @@ void run_case(Problem p, double scale = 0.1) {
     gmask = p.key_mask == KeyMask::boolean ? static_cast<const void*>(mask_bool.data()) : mask_add.data();
   }
   sim::global_ranges = {{gq, n_qkv * sizeof(T)}, {gk, n_qkv * sizeof(T)}, {gv, n_qkv * sizeof(T)}};
-  sim::failures.clear();
   // Every block starts from NaN shared memory: nothing unstaged may reach a product.
-  sim::launch({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, [&] {
-    if (threadIdx.x == 0) std::memset(smem, 0xff, sizeof(smem));
-    __syncthreads();
-    sliding_window_attention<Cfg>(gq, gk, gv, go, lse.data(), gmask);
-  });
-  for (const auto& f : sim::failures) UNSCOPED_INFO(f);
-  CHECK(sim::failures.empty());
+  sim::launch_checked({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, smem,
+                      sizeof(smem), [&] { sliding_window_attention<Cfg>(gq, gk, gv, go, lse.data(), gmask); });
 
   std::vector<double> ref(static_cast<std::size_t>(p.head_dim));
   double lse_err = 0;

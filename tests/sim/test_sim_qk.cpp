@@ -62,12 +62,9 @@ void run_case(Problem p, int max_diagonals = 0) {
   gk.upload(k);
   gs.poison();
   sim::global_ranges = {{gq.data(), gq.bytes()}, {gk.data(), gk.bytes()}};
-  sim::failures.clear();
-  sim::launch_on_nan_shared({static_cast<unsigned>(t.wgmma_tiles_per_batch), static_cast<unsigned>(t.wgmma_chunks),
-                             static_cast<unsigned>(p.batch)},
-                            128, smem, sizeof(smem), [&] { band_qk_wgmma<Cfg>(gq.data(), gk.data(), gs.data()); });
-  for (const auto& f : sim::failures) UNSCOPED_INFO(f);
-  CHECK(sim::failures.empty());
+  sim::launch_checked({static_cast<unsigned>(t.wgmma_tiles_per_batch), static_cast<unsigned>(t.wgmma_chunks),
+                       static_cast<unsigned>(p.batch)},
+                      128, smem, sizeof(smem), [&] { band_qk_wgmma<Cfg>(gq.data(), gk.data(), gs.data()); });
 
   std::vector<double> ref(static_cast<std::size_t>(C));
   sim::ErrorTotals err;

@@ -78,28 +78,17 @@ void run_case(Problem p, int tile_rows = Cfg::kTileRows, bool override_tiling = 
   gy.upload(y);
   gz.poison();
   sim::global_ranges = {{gx.data(), gx.bytes()}, {gy.data(), gy.bytes()}};
-  sim::failures.clear();
   // Edge slabs stage only the band's pieces; the rest keeps the NaN shared memory and must be
   // masked, never multiplied in.
-  sim::launch_on_nan_shared({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads,
-                            smem, sizeof(smem), [&] { band_tpv<Cfg>(gx.data(), gy.data(), gz.data()); });
-  for (const auto& f : sim::failures) UNSCOPED_INFO(f);
-  CHECK(sim::failures.empty());
-
+  sim::launch_checked({static_cast<unsigned>(t.tiles_per_batch), 1, static_cast<unsigned>(p.batch)}, t.threads, smem,
+                      sizeof(smem), [&] { band_tpv<Cfg>(gx.data(), gy.data(), gz.data()); });
   // NaN at the invalid slots of X would make the reference NaN too: it reads only valid ones.
-  std::vector<double> ref(static_cast<std::size_t>(p.head_dim));
-  sim::ErrorTotals err;
-  for (std::int64_t b = 0; b < p.batch; ++b)
-    for (std::int64_t h = 0; h < p.heads; ++h)
-      for (std::int64_t i = 0; i < p.seq_len; ++i) {
-        reference::band_tpv_row(p, x.data(), y.data(), b, h, i, ref.data());
-        for (std::int64_t k = 0; k < p.head_dim; ++k)
-          err.add(gz.at(reference::qkv_index(p, b, h, i, k)), ref[k], b, h, i, k);
-      }
-  CHECK(err.bad == 0);
-  const double rel = err.rel();
-  INFO("relative error " << rel);
-  CHECK(rel <= (std::is_same_v<T, float> ? 1e-6 : 2e-3));
+  sim::check_head_dim_rows(
+      p, gz,
+      [&](std::int64_t b, std::int64_t h, std::int64_t i, double* row) {
+        reference::band_tpv_row(p, x.data(), y.data(), b, h, i, row);
+      },
+      std::is_same_v<T, float> ? 1e-6 : 2e-3);
 }
 
 using test::band_problem;
