@@ -8,8 +8,19 @@ namespace bandjit {
 
 Source generate_band_softmax(const Problem& p, const Tuning& tuning) {
   validate(p);
-  (void)tuning;  // one row per thread group: nothing to tune yet
-  const SoftmaxTiling t = band_softmax_tiling(p);
+  // Each thread group takes `group` rows in turn and loads the next one's pieces before it
+  // reduces this one, so loads stay in flight through the reductions. Measured on the H200
+  // (bench/results/2026-12-02-row-experiments/band-softmax-row-groups), µs against one row a
+  // group: float16 seed 38.1 → 36.0, B = 12 383.7 → 350.5 (74 → 81 % of copy bandwidth),
+  // N = 32768 w = 512 533.6 → 473.1 (71 → 80 %) with four rows; float32 seed 57.9 → 55.3
+  // (82 → 86 %) with two. Rows of at most 24 values a thread (what was measured: the raw
+  // pieces of two rows and the values of one stay near 64 registers); longer ones keep one
+  // row. Tuning::row_prefetch off (BANDJIT_ROW_PREFETCH=0) keeps one row, on forces it, and
+  // Tuning::row_waves sets the rows.
+  const int values = band_softmax_tiling(p).pieces_per_thread * (16 / static_cast<int>(element_size(p.dtype)));
+  const bool rows_in_turn = tuning.row_prefetch ? tuning.row_prefetch == 2 : values <= 24;
+  const int group = !rows_in_turn ? 1 : tuning.row_waves ? tuning.row_waves : p.dtype == DType::float32 ? 2 : 4;
+  const SoftmaxTiling t = band_softmax_tiling(p, group);
   Source s;
   s.family = "band_softmax";
   s.kernel_name = "bandjit_band_softmax";

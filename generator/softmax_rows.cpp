@@ -25,8 +25,9 @@ std::string softmax_rows_cfg(const Problem& p, const SoftmaxTiling& t) {
       "  static constexpr int kRowThreads = {};\n"
       "  static constexpr int kPiecesPerThread = {};\n"
       "  static constexpr int kRowsPerBlock = {};\n"
-      "  static constexpr int kThreads = {};\n",
-      float_literal(p.scale), mask, t.row_threads, t.pieces_per_thread, t.rows_per_block, t.threads);
+      "  static constexpr int kThreads = {};\n"
+      "  static constexpr int kRowGroup = {};\n",
+      float_literal(p.scale), mask, t.row_threads, t.pieces_per_thread, t.rows_per_block, t.threads, t.row_group);
 }
 
 std::string mask_parameter(const Problem& p) {

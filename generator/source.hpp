@@ -30,11 +30,11 @@ struct Tuning {
   int row_registers = 0;
   int row_block_threads = 0;
   /// layer_norm_backward (and a prefetching forward): waves of resident blocks (clusters)
-  /// in its grid (1, 2, 4, 8, 16).
+  /// in its grid (1, 2, 4, 8, 16); band_softmax with rows in turn: rows a thread group takes.
   int row_waves = 0;
-  /// Switches (0: the generator decides, 1: off, 2: on). layer_norm: load the next row while
-  /// this one is reduced; layer_norm_backward: column sums in registers; softmax forward:
-  /// rows through shared memory (cp.async).
+  /// Switches (0: the generator decides, 1: off, 2: on). layer_norm and band_softmax: load the
+  /// next row while this one is reduced; layer_norm_backward: column sums in registers;
+  /// softmax forward: rows through shared memory (cp.async).
   int row_prefetch = 0;
   int row_register_sums = 0;
   int row_staged = 0;

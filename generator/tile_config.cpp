@@ -276,7 +276,7 @@ AttentionTiling sliding_window_attention_tiling(const Problem& p, int tile_rows,
   return t;
 }
 
-SoftmaxTiling band_softmax_tiling(const Problem& p) {
+SoftmaxTiling band_softmax_tiling(const Problem& p, int row_group) {
   SoftmaxTiling t;
   const int v = vec_elems(p.dtype);
   const int pieces = pieces_per_row(p.diagonals(), p.dtype);
@@ -285,7 +285,9 @@ SoftmaxTiling band_softmax_tiling(const Problem& p) {
   t.pieces_per_thread = ceil_div(pieces, t.row_threads);
   t.threads = std::max(t.row_threads, 256);
   t.rows_per_block = t.threads / t.row_threads;
-  t.blocks = (p.heads * p.seq_len + t.rows_per_block - 1) / t.rows_per_block;  // per batch: grid.z
+  t.row_group = std::max(1, row_group);
+  const std::int64_t block_rows = std::int64_t(t.rows_per_block) * t.row_group;
+  t.blocks = (p.heads * p.seq_len + block_rows - 1) / block_rows;  // per batch: grid.z
   return t;
 }
 

@@ -127,9 +127,11 @@ struct SoftmaxTiling {
   int pieces_per_thread = 1;
   int rows_per_block = 8;
   int threads = 256;
+  int row_group = 1;  ///< band_softmax: rows each thread group takes in turn, the next one's pieces loaded early
   std::int64_t blocks = 0;
 };
-SoftmaxTiling band_softmax_tiling(const Problem& problem);
+/// `row_group` > 1 (band_softmax only) makes each thread group take that many consecutive rows.
+SoftmaxTiling band_softmax_tiling(const Problem& problem, int row_group = 1);
 
 /// 16-byte pieces that can cover a row of C elements at any alignment.
 int pieces_per_row(std::int64_t diagonals, DType dtype);

@@ -65,21 +65,33 @@ __device__ __forceinline__ void store_row_piece(T* g, i64 at, int j_first, const
   }
 }
 
+// Cfg::kRowGroup, or 1 where the Cfg has none (the emulator tests' configurations).
+template <class Cfg, class = void>
+struct RowGroup {
+  static constexpr int value = 1;
+};
+template <class Cfg>
+struct RowGroup<Cfg, decltype(void(Cfg::kRowGroup))> {
+  static constexpr int value = Cfg::kRowGroup;
+};
+
 // The band row of the thread group of band_softmax / band_softmax_backward this thread is
-// in: blocks of kRowsPerBlock rows over one batch (grid.z = batch, which may be a launch
-// argument), the row's (b, h, i), its diagonals [jlo, jhi) whose key lies in the sequence
+// in: blocks of kRowsPerBlock groups over one batch (grid.z = batch, which may be a launch
+// argument), each group taking kRowGroup consecutive rows (this is member g), the row's
+// (b, h, i), its diagonals [jlo, jhi) whose key lies in the sequence
 // (key(i, j) = i + D·(j − w_l)), and its 16-byte pieces.
 template <class Cfg>
 struct SoftmaxRow {
   int lr, b, h, i, D, jlo, jhi, mis, pieces;
   bool active;  // inactive threads still join the reductions
   i64 row, first, total;
-  __device__ __forceinline__ SoftmaxRow() {
+  __device__ __forceinline__ explicit SoftmaxRow(int g = 0) {
     constexpr int R = Cfg::kRowThreads, RPB = Cfg::kRowsPerBlock, V = Vec<typename Cfg::T>::kElems;
     constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
     constexpr i64 kRowsPerBatch = i64(H) * N;
     lr = threadIdx.x % R;
-    const i64 row_in_batch = i64(blockIdx.x) * RPB + threadIdx.x / R;
+    constexpr int G = RowGroup<Cfg>::value;
+    const i64 row_in_batch = (i64(blockIdx.x) * RPB + threadIdx.x / R) * G + g;
     active = row_in_batch < kRowsPerBatch;
     row = blockIdx.z * kRowsPerBatch + row_in_batch;
     total = i64(gridDim.z) * kRowsPerBatch * C;  // elements of the band tensor
@@ -101,8 +113,23 @@ struct SoftmaxRow {
   }
 };
 
+// This thread's pieces of row `sr` of S (zero bits past the row).
 template <class Cfg>
-__device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename Cfg::T* p, const void* mask) {
+__device__ __forceinline__ void load_row_pieces(const typename Cfg::T* s, const SoftmaxRow<Cfg>& sr,
+                                                uint4 (&raw)[Cfg::kPiecesPerThread]) {
+  constexpr int V = Vec<typename Cfg::T>::kElems;
+#pragma unroll
+  for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
+    const int piece = sr.lr + e * Cfg::kRowThreads;
+    raw[e] = piece < sr.pieces ? load_row_piece(s, sr.first + i64(piece) * V, sr.total) : make_uint4(0, 0, 0, 0);
+  }
+}
+
+// One row: its pieces loaded here, or (kPreloaded) already in `pre`.
+template <class Cfg, bool kPreloaded>
+__device__ __forceinline__ void band_softmax_row(const typename Cfg::T* s, typename Cfg::T* p, const void* mask,
+                                                 const SoftmaxRow<Cfg>& sr,
+                                                 const uint4 (&pre)[Cfg::kPiecesPerThread]) {
   using T = typename Cfg::T;
   constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, V = Vec<T>::kElems;
   constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, WL = Cfg::kWindowLeft;
@@ -110,7 +137,6 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
   constexpr float kLog2e = 1.4426950408889634f, kScaleLog2e = Cfg::kScale * kLog2e;
   __shared__ float scratch[R > 32 ? Cfg::kThreads / 32 : 1];
 
-  const SoftmaxRow<Cfg> sr;
   const int lr = sr.lr, b = sr.b, h = sr.h, i = sr.i, D = sr.D, jlo = sr.jlo, jhi = sr.jhi, mis = sr.mis,
             pieces = sr.pieces;
   const bool active = sr.active;
@@ -124,7 +150,7 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
     const int piece = lr + e * R;
     const int j_first = piece * V - mis;
     const i64 at = first + i64(piece) * V;
-    const uint4 raw = piece < pieces ? load_row_piece(s, at, total) : make_uint4(0, 0, 0, 0);
+    const uint4 raw = kPreloaded ? pre[e] : piece < pieces ? load_row_piece(s, at, total) : make_uint4(0, 0, 0, 0);
     const T* in = reinterpret_cast<const T*>(&raw);
     if (Cfg::kKeyMask == kMaskNone && piece < pieces && j_first >= jlo && j_first + V <= jhi) {
 #pragma unroll
@@ -178,6 +204,28 @@ __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename 
 #pragma unroll
     for (int c = 0; c < V; ++c) out[c] = from_float<T>(x[e][c] * inv);
     store_row_piece<T, C>(p, first + i64(piece) * V, j_first, raw);
+  }
+}
+
+// kRowGroup > 1: a thread group takes that many consecutive rows, each one's pieces loaded
+// before the previous one is reduced, so the SM keeps loads in flight through the reductions.
+template <class Cfg>
+__device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename Cfg::T* p, const void* mask) {
+  constexpr int G = RowGroup<Cfg>::value, NV = Cfg::kPiecesPerThread;
+  if constexpr (G == 1) {
+    const uint4 none[NV] = {};
+    band_softmax_row<Cfg, false>(s, p, mask, SoftmaxRow<Cfg>(0), none);
+  } else {
+    uint4 raw[NV];
+    load_row_pieces<Cfg>(s, SoftmaxRow<Cfg>(0), raw);
+#pragma unroll 1
+    for (int g = 0; g < G; ++g) {
+      uint4 next[NV] = {};
+      if (g + 1 < G) load_row_pieces<Cfg>(s, SoftmaxRow<Cfg>(g + 1), next);
+      band_softmax_row<Cfg, true>(s, p, mask, SoftmaxRow<Cfg>(g), raw);
+#pragma unroll
+      for (int e = 0; e < NV; ++e) raw[e] = next[e];
+    }
   }
 }
 

@@ -135,6 +135,42 @@ TEST_CASE("generator: the key-padding mask adds an argument to band_softmax only
   CHECK(generate_band_softmax_backward(p).arguments == std::vector<std::string>{"p", "dp", "ds"});
 }
 
+TEST_CASE("generator: band_softmax groups take rows in turn where a thread holds few values", "[generator]") {
+  auto group_of = [](const Source& s) {
+    std::smatch m;
+    REQUIRE(std::regex_search(s.text, m, std::regex("kRowGroup = ([0-9]+);")));
+    return std::stoi(m[1]);
+  };
+  const Problem seed = test::band_problem(1, 12, 4096, 64, 256, 256, DType::float16);
+  CHECK(group_of(generate_band_softmax(seed)) == 4);
+  Problem f32 = seed;
+  f32.dtype = DType::float32;
+  CHECK(group_of(generate_band_softmax(f32)) == 2);
+  // The grid covers every row once: blocks of rows_per_block groups of row_group rows.
+  for (std::int64_t c : {1, 14, 33, 249, 513, 1025, 2049, 8193})
+    for (DType dt : {DType::float16, DType::float32}) {
+      const Problem p = test::band_problem(2, 3, 9000, 64, c / 2, c - 1 - c / 2, dt);
+      const SoftmaxTiling one = band_softmax_tiling(p);
+      const int values = one.pieces_per_thread * 16 / static_cast<int>(element_size(dt));
+      const int group = group_of(generate_band_softmax(p));
+      INFO("C = " << c << " " << to_string(dt) << ": " << values << " values a thread");
+      CHECK(group == (values > 24 ? 1 : dt == DType::float32 ? 2 : 4));
+      const SoftmaxTiling t = band_softmax_tiling(p, group);
+      const std::int64_t block_rows = std::int64_t(t.rows_per_block) * t.row_group, rows = p.heads * p.seq_len;
+      CHECK(t.blocks * block_rows >= rows);
+      CHECK((t.blocks - 1) * block_rows < rows);
+    }
+  // Tuning::row_prefetch off keeps one row; on with row_waves sets the rows.
+  Tuning off, eight;
+  off.row_prefetch = 1;
+  eight.row_prefetch = 2, eight.row_waves = 8;
+  CHECK(group_of(generate_band_softmax(seed, off)) == 1);
+  CHECK(group_of(generate_band_softmax(seed, eight)) == 8);
+  CHECK(generate_band_softmax(seed, eight).launch.grid[0] == 12 * 4096 / (8 * 8));
+  // band_softmax_backward keeps one row a group.
+  CHECK(group_of(generate_band_softmax_backward(seed)) == 1);
+}
+
 TEST_CASE("generator: templates are embedded in the library", "[generator]") {
   std::set<std::string> names;
   for (const auto& t : embedded_templates()) {

@@ -19,7 +19,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int B, int H, int N, int WL, int WR, int LAYOUT, int DIL, int MASK, int R, int NV, int RPB,
-          bool NEGATIVE_SCALE = false>
+          bool NEGATIVE_SCALE = false, int GROUP = 1>
 struct SoftmaxCfg {
   using T = T_;
   static constexpr int kBatch = B, kHeads = H, kSeqLen = N, kHeadDim = 64, kWindowLeft = WL, kWindowRight = WR;
@@ -31,6 +31,7 @@ struct SoftmaxCfg {
   static constexpr float kScale = NEGATIVE_SCALE ? -0.5f : 0.75f;
   static constexpr int kKeyMask = MASK, kRowThreads = R, kPiecesPerThread = NV, kRowsPerBlock = RPB;
   static constexpr int kThreads = R * RPB;
+  static constexpr int kRowGroup = GROUP;
 };
 
 template <class Cfg>
@@ -40,7 +41,7 @@ void run_case(Problem p, bool in_place, bool fully_masked_rows = false) {
   p.scale = Cfg::kScale;
   p.key_mask = Cfg::kKeyMask == kMaskNone ? KeyMask::none : Cfg::kKeyMask == kMaskBool ? KeyMask::boolean : KeyMask::additive;
   INFO(slug(p) << (in_place ? " in place" : ""));
-  const SoftmaxTiling t = band_softmax_tiling(p);
+  const SoftmaxTiling t = band_softmax_tiling(p, Cfg::kRowGroup);
   REQUIRE(t.row_threads == Cfg::kRowThreads);
   REQUIRE(t.pieces_per_thread == Cfg::kPiecesPerThread);
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
@@ -143,4 +144,17 @@ TEST_CASE("sim: band_softmax with an additive mask or a negative scale", "[sim]"
       band_problem(1, 2, 45, 64, 12, 7, DType::float32, {1}, Layout::bhnd), true);
   run_case<SoftmaxCfg<__half, 2, 3, 40, 9, 4, kLayoutBNHD, 0, kMaskBool, 1, 3, 256, true>>(
       band_problem(2, 3, 40, 64, 9, 4, DType::float16, {1, 2, 1}), false, true);
+}
+
+TEST_CASE("sim: band_softmax with rows taken in turn, the next one loaded early", "[sim]") {
+  // Groups of two or four consecutive rows (BANDJIT_ROW_PREFETCH); the last block's groups run
+  // past the last row, in place and not.
+  run_case<SoftmaxCfg<__half, 1, 2, 70, 256, 256, kLayoutBNHD, 1, kMaskNone, 32, 3, 8, false, 2>>(
+      band_problem(1, 2, 70, 64, 256, 256, DType::float16), true);
+  run_case<SoftmaxCfg<float, 2, 3, 41, 9, 4, kLayoutBHND, 0, kMaskBool, 1, 5, 256, false, 4>>(
+      band_problem(2, 3, 41, 64, 9, 4, DType::float32, {1, 2, 3}, Layout::bhnd), false, true);
+  run_case<SoftmaxCfg<__half, 2, 2, 60, 30, 30, kLayoutBNHD, 2, kMaskAdditive, 4, 3, 64, false, 2>>(
+      band_problem(2, 2, 60, 64, 30, 30, DType::float16, {2}), true);
+  run_case<SoftmaxCfg<__half, 1, 1, 608, 600, 499, kLayoutBNHD, 1, kMaskNone, 64, 3, 4, false, 4>>(
+      band_problem(1, 1, 608, 64, 600, 499, DType::float16), true);
 }
