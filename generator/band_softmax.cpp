@@ -13,12 +13,16 @@ Source generate_band_softmax(const Problem& p, const Tuning& tuning) {
   // (bench/results/2026-12-02-row-experiments/band-softmax-row-groups), µs against one row a
   // group: float16 seed 38.1 → 36.0, B = 12 383.7 → 350.5 (74 → 81 % of copy bandwidth),
   // N = 32768 w = 512 533.6 → 473.1 (71 → 80 %) with four rows; float32 seed 57.9 → 55.3
-  // (82 → 86 %) with two. Rows of at most 24 values a thread (what was measured: the raw
-  // pieces of two rows and the values of one stay near 64 registers); longer ones keep one
-  // row. Tuning::row_prefetch off (BANDJIT_ROW_PREFETCH=0) keeps one row, on forces it, and
+  // (82 → 86 %) with two. Only where those measurements reach: rows of one or two warps
+  // whose thread holds the raw pieces of two rows and the values of one in ≤ 60 registers
+  // (float16 3 pieces: 48, 63 registers in all; float32 5 pieces: 60, 64); more pieces (float32
+  // 6: 79 registers; 1024-thread rows: spills, found by review) keep one row.
+  // Tuning::row_prefetch off (BANDJIT_ROW_PREFETCH=0) keeps one row, on forces it, and
   // Tuning::row_waves sets the rows.
-  const int values = band_softmax_tiling(p).pieces_per_thread * (16 / static_cast<int>(element_size(p.dtype)));
-  const bool rows_in_turn = tuning.row_prefetch ? tuning.row_prefetch == 2 : values <= 24;
+  const SoftmaxTiling one = band_softmax_tiling(p);
+  const int values = one.pieces_per_thread * (16 / static_cast<int>(element_size(p.dtype)));
+  const bool fits = 2 * 4 * one.pieces_per_thread + values <= 60 && one.row_threads <= 64;
+  const bool rows_in_turn = tuning.row_prefetch ? tuning.row_prefetch == 2 : fits;
   const int group = !rows_in_turn ? 1 : tuning.row_waves ? tuning.row_waves : p.dtype == DType::float32 ? 2 : 4;
   const SoftmaxTiling t = band_softmax_tiling(p, group);
   Source s;
