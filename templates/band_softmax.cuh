@@ -65,16 +65,6 @@ __device__ __forceinline__ void store_row_piece(T* g, i64 at, int j_first, const
   }
 }
 
-// Cfg::kRowGroup, or 1 where the Cfg has none (the emulator tests' configurations).
-template <class Cfg, class = void>
-struct RowGroup {
-  static constexpr int value = 1;
-};
-template <class Cfg>
-struct RowGroup<Cfg, decltype(void(Cfg::kRowGroup))> {
-  static constexpr int value = Cfg::kRowGroup;
-};
-
 // The band row of the thread group of band_softmax / band_softmax_backward this thread is
 // in: blocks of kRowsPerBlock groups over one batch (grid.z = batch, which may be a launch
 // argument), each group taking kRowGroup consecutive rows (this is member g), the row's
@@ -90,8 +80,7 @@ struct SoftmaxRow {
     constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, H = Cfg::kHeads, WL = Cfg::kWindowLeft;
     constexpr i64 kRowsPerBatch = i64(H) * N;
     lr = threadIdx.x % R;
-    constexpr int G = RowGroup<Cfg>::value;
-    const i64 row_in_batch = (i64(blockIdx.x) * RPB + threadIdx.x / R) * G + g;
+    const i64 row_in_batch = (i64(blockIdx.x) * RPB + threadIdx.x / R) * Cfg::kRowGroup + g;
     active = row_in_batch < kRowsPerBatch;
     row = blockIdx.z * kRowsPerBatch + row_in_batch;
     total = i64(gridDim.z) * kRowsPerBatch * C;  // elements of the band tensor
@@ -211,7 +200,7 @@ __device__ __forceinline__ void band_softmax_row(const typename Cfg::T* s, typen
 // before the previous one is reduced, so the SM keeps loads in flight through the reductions.
 template <class Cfg>
 __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename Cfg::T* p, const void* mask) {
-  constexpr int G = RowGroup<Cfg>::value, NV = Cfg::kPiecesPerThread;
+  constexpr int G = Cfg::kRowGroup, NV = Cfg::kPiecesPerThread;
   if constexpr (G == 1) {
     const uint4 none[NV] = {};
     band_softmax_row<Cfg, false>(s, p, mask, SoftmaxRow<Cfg>(0), none);
