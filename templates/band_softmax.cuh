@@ -114,11 +114,10 @@ __device__ __forceinline__ void load_row_pieces(const typename Cfg::T* s, const 
   }
 }
 
-// One row: its pieces loaded here, or (kPreloaded) already in `pre`.
-template <class Cfg, bool kPreloaded>
-__device__ __forceinline__ void band_softmax_row(const typename Cfg::T* s, typename Cfg::T* p, const void* mask,
-                                                 const SoftmaxRow<Cfg>& sr,
-                                                 const uint4 (&pre)[Cfg::kPiecesPerThread]) {
+// One row, whose pieces this thread loaded into `raw_pieces` (load_row_pieces).
+template <class Cfg>
+__device__ __forceinline__ void band_softmax_row(typename Cfg::T* p, const void* mask, const SoftmaxRow<Cfg>& sr,
+                                                 const uint4 (&raw_pieces)[Cfg::kPiecesPerThread]) {
   using T = typename Cfg::T;
   constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, V = Vec<T>::kElems;
   constexpr int C = Cfg::kDiagonals, N = Cfg::kSeqLen, WL = Cfg::kWindowLeft;
@@ -130,7 +129,6 @@ __device__ __forceinline__ void band_softmax_row(const typename Cfg::T* s, typen
             pieces = sr.pieces;
   const bool active = sr.active;
   const i64 row = sr.row, first = sr.first;
-  const i64 total = sr.total;  // elements of S (and P)
 
   float x[NV][V];
   float mx = neg_inf();
@@ -138,8 +136,7 @@ __device__ __forceinline__ void band_softmax_row(const typename Cfg::T* s, typen
   for (int e = 0; e < NV; ++e) {
     const int piece = lr + e * R;
     const int j_first = piece * V - mis;
-    const i64 at = first + i64(piece) * V;
-    const uint4 raw = kPreloaded ? pre[e] : piece < pieces ? load_row_piece(s, at, total) : make_uint4(0, 0, 0, 0);
+    const uint4 raw = raw_pieces[e];
     const T* in = reinterpret_cast<const T*>(&raw);
     if (Cfg::kKeyMask == kMaskNone && piece < pieces && j_first >= jlo && j_first + V <= jhi) {
 #pragma unroll
@@ -201,17 +198,16 @@ __device__ __forceinline__ void band_softmax_row(const typename Cfg::T* s, typen
 template <class Cfg>
 __device__ __forceinline__ void band_softmax(const typename Cfg::T* s, typename Cfg::T* p, const void* mask) {
   constexpr int G = Cfg::kRowGroup, NV = Cfg::kPiecesPerThread;
+  uint4 raw[NV];
+  load_row_pieces<Cfg>(s, SoftmaxRow<Cfg>(0), raw);
   if constexpr (G == 1) {
-    const uint4 none[NV] = {};
-    band_softmax_row<Cfg, false>(s, p, mask, SoftmaxRow<Cfg>(0), none);
+    band_softmax_row<Cfg>(p, mask, SoftmaxRow<Cfg>(0), raw);
   } else {
-    uint4 raw[NV];
-    load_row_pieces<Cfg>(s, SoftmaxRow<Cfg>(0), raw);
 #pragma unroll 1
     for (int g = 0; g < G; ++g) {
       uint4 next[NV] = {};
       if (g + 1 < G) load_row_pieces<Cfg>(s, SoftmaxRow<Cfg>(g + 1), next);
-      band_softmax_row<Cfg, true>(s, p, mask, SoftmaxRow<Cfg>(g), raw);
+      band_softmax_row<Cfg>(p, mask, SoftmaxRow<Cfg>(g), raw);
 #pragma unroll
       for (int e = 0; e < NV; ++e) raw[e] = next[e];
     }
