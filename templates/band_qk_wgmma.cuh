@@ -10,7 +10,8 @@
 // diagonal jl at r·LDS + mis(r) + jl, mis(r) its global 16-byte phase). Elements off the
 // chunk are not stored; keys past the sequence's ends score −inf. Only the first and last
 // key tiles of a chunk (and tiles at the sequence's ends) test anything. When the chunk is
-// done, its rows leave by write_band_rows (a bulk copy per row on sm_90).
+// done, its rows leave by write_band_rows (a bulk copy per row on sm_90). In bnhd the blocks
+// run head-fastest (decode_band_tile's kTileMajor), so those rows leave as one span.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"
@@ -84,7 +85,7 @@ __device__ __forceinline__ void band_qk_wgmma(const typename Cfg::T* __restrict_
   i64* row_start = reinterpret_cast<i64*>(reinterpret_cast<unsigned char*>(sS) + L::kStageBytes);
   const u64 dQ = wgmma_desc(smem_addr(sQ), 16, 1024), dK = wgmma_desc(smem_addr(sK), 16, 1024);
 
-  const BandTile tc = decode_band_tile<Cfg, TM>(blockIdx.x);
+  const BandTile tc = decode_band_tile<Cfg, TM, Cfg::kLayout == kLayoutBNHD>(blockIdx.x);
   if (tc.t0 >= tc.len) return;
   const int b = blockIdx.z, len = tc.len, t0 = tc.t0;
   const int j0 = blockIdx.y * TJ, count = min(TJ, C - j0);

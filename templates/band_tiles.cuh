@@ -6,7 +6,8 @@
 // So a dilated problem costs no extra traffic: a block stages TM consecutive rows t of one
 // residue and the key rows they need.
 //
-// Grid: x = (head, residue, tile of TM rows), y = chunk of diagonals, z = batch.
+// Grid: x = (head, residue, tile of TM rows) (or tile-major, see decode_band_tile), y = chunk
+// of diagonals, z = batch.
 // Cfg supplies every size as a constant (see the generated source).
 #pragma once
 
@@ -22,19 +23,30 @@ struct BandTile {
   int len;  // rows in the sub-sequence: ceil((N − r) / D)
 };
 
-// ROWS: query rows per block (band_qk: a run of tiles).
-template <class Cfg, int ROWS = Cfg::kTileRows>
+// ROWS: query rows per block (band_qk: a run of tiles). kTileMajor (one dilation for all
+// heads): x runs over the heads first, then the residues, then the tiles, so the blocks that run
+// together cover every head of the same rows: in bnhd, one span of the output instead of rows
+// H·width apart (band_qk's Hopper kernel: 5 % faster on the seed problem,
+// bench/results/2026-12-02-qk-pv-anatomy). Either order is the same set of tiles.
+template <class Cfg, int ROWS = Cfg::kTileRows, bool kTileMajor = false>
 __device__ __forceinline__ BandTile decode_band_tile(int x) {
   constexpr int N = Cfg::kSeqLen, TM = ROWS;
   BandTile tc;
   if constexpr (Cfg::kUniformDilation) {
     constexpr int D = Cfg::kDilation;
     constexpr int per_residue = ceil_div(ceil_div(N, D), TM);
-    tc.h = x / (D * per_residue);
-    x -= tc.h * (D * per_residue);
     tc.D = D;
-    tc.r = x / per_residue;
-    tc.t0 = (x - tc.r * per_residue) * TM;
+    if constexpr (kTileMajor) {
+      tc.h = x % Cfg::kHeads;
+      const int y = x / Cfg::kHeads;
+      tc.r = y % D;
+      tc.t0 = y / D * TM;
+    } else {
+      tc.h = x / (D * per_residue);
+      x -= tc.h * (D * per_residue);
+      tc.r = x / per_residue;
+      tc.t0 = (x - tc.r * per_residue) * TM;
+    }
   } else {
     int h = 0;
     while (x >= Cfg::head_tile_start(h + 1)) ++h;

@@ -100,6 +100,10 @@ TEST_CASE("sim: band_qk's Hopper kernel (wgmma, diagonals staged from the accumu
   // Two chunks (BANDJIT_TILE_DIAGONALS-style cap of 100: 2 × 89), dilation 2, bhnd, two batches.
   run_case<QkCfg<__half, 2, 2, 150, 90, 87, kLayoutBHND, 2, 89, 96>>(
       band_problem(2, 2, 150, 64, 90, 87, DType::float16, {2}, Layout::bhnd), 100);
+  // bnhd with dilation 3 and two batches: blocks run head-fastest (decode_band_tile's
+  // kTileMajor), three residues of three tiles each.
+  run_case<QkCfg<__half, 2, 2, 400, 20, 13, kLayoutBNHD, 3, 34, 48>>(
+      band_problem(2, 2, 400, 64, 20, 13, DType::float16, {3}));
   // window_right = 0; a band wider than the sequence; N < 64.
   run_case<QkCfg<__half, 1, 2, 130, 70, 0, kLayoutBNHD, 1, 71, 80>>(band_problem(1, 2, 130, 64, 70, 0));
   run_case<QkCfg<__half, 1, 1, 40, 50, 45, kLayoutBNHD, 1, 96, 104>>(band_problem(1, 1, 40, 64, 50, 45));
