@@ -11,7 +11,8 @@
 // chunk are not stored; keys past the sequence's ends score −inf. Only the first and last
 // key tiles of a chunk (and tiles at the sequence's ends) test anything. When the chunk is
 // done, its rows leave by write_band_rows (a bulk copy per row on sm_90). In bnhd the blocks
-// run head-fastest (decode_band_tile's kTileMajor), so those rows leave as one span.
+// run head-fastest (decode_band_tile's kTileMajor): the blocks in flight together write the
+// rows of every head of the same positions, which lie side by side, not H·C elements apart.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"

@@ -26,10 +26,11 @@ struct BandTile {
 // ROWS: query rows per block (band_qk: a run of tiles). kTileMajor (one dilation for all
 // heads): x runs over the heads first, then the residues, then the tiles, so the blocks that run
 // together cover every head of the same rows: in bnhd, one span of the output instead of rows
-// H·width apart (band_qk's Hopper kernel: 5 % faster on the seed problem,
-// bench/results/2026-12-02-qk-pv-anatomy). Either order is the same set of tiles.
+// H·width apart (band_qk's Hopper kernel: 3 % faster on the seed problem, 7 % at B = 12,
+// bench/results/2026-12-02-qk-pv-anatomy/tile-major). Either order is the same set of tiles.
 template <class Cfg, int ROWS = Cfg::kTileRows, bool kTileMajor = false>
 __device__ __forceinline__ BandTile decode_band_tile(int x) {
+  static_assert(!kTileMajor || Cfg::kUniformDilation, "tile-major order needs one dilation for all heads");
   constexpr int N = Cfg::kSeqLen, TM = ROWS;
   BandTile tc;
   if constexpr (Cfg::kUniformDilation) {

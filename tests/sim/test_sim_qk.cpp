@@ -104,6 +104,11 @@ TEST_CASE("sim: band_qk's Hopper kernel (wgmma, diagonals staged from the accumu
   // kTileMajor), three residues of three tiles each.
   run_case<QkCfg<__half, 2, 2, 400, 20, 13, kLayoutBNHD, 3, 34, 48>>(
       band_problem(2, 2, 400, 64, 20, 13, DType::float16, {3}));
+  // Dilation 2 with three heads and three tiles per residue (the second one short a tile): a
+  // decode that swaps the residue and the tile roles passes the case above (D = tiles = 3),
+  // not this one (found by review).
+  run_case<QkCfg<__half, 2, 3, 257, 20, 13, kLayoutBNHD, 2, 34, 48>>(
+      band_problem(2, 3, 257, 64, 20, 13, DType::float16, {2}));
   // window_right = 0; a band wider than the sequence; N < 64.
   run_case<QkCfg<__half, 1, 2, 130, 70, 0, kLayoutBNHD, 1, 71, 80>>(band_problem(1, 2, 130, 64, 70, 0));
   run_case<QkCfg<__half, 1, 1, 40, 50, 45, kLayoutBNHD, 1, 96, 104>>(band_problem(1, 1, 40, 64, 50, 45));
