@@ -47,7 +47,7 @@ struct Tuning {
   int tpv_wgmma = 0;      ///< switch: band_tpv's Hopper (wgmma) path where it applies
   int pv_wgmma = 0;       ///< switch: band_pv's Hopper (wgmma) path where it applies
   int qk_wgmma = 0;       ///< switch: band_qk's Hopper (wgmma) kernel where it applies
-  /// band_pv's Hopper kernel: keys per slab (32, 64) and slabs in flight (2 … 4); 0: default.
+  /// band_pv's Hopper kernel: keys per slab (32, 64, 128) and slabs in flight (2 … 4); 0: default.
   int pv_wgmma_slab_keys = 0;
   int pv_wgmma_stages = 0;
   /// sliding_window_attention: query rows per block (64, 128) and keys per tile (32, 64, 128).

@@ -122,9 +122,9 @@ std::array<int, 2> pv_wgmma_tiling_override() {
     const auto [last, ec2] = std::from_chars(mid + 1, end, t[1]);
     ok = ec2 == std::errc() && last == end;
   }
-  if (!ok || (t[0] != 32 && t[0] != 64) || t[1] < 2 || t[1] > 4)
+  if (!ok || (t[0] != 32 && t[0] != 64 && t[0] != 128) || t[1] < 2 || t[1] > 4)
     throw Error(ErrorKind::usage,
-                fmt::format("BANDJIT_PV_WGMMA_TILING = \"{}\"; allowed: KS,STAGES with KS 32 or 64, STAGES 2 to 4", v));
+                fmt::format("BANDJIT_PV_WGMMA_TILING = \"{}\"; allowed: KS,STAGES with KS 32, 64 or 128, STAGES 2 to 4", v));
   return t;
 }
 

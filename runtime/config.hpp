@@ -34,7 +34,7 @@ int row_tuning(const char* name, std::initializer_list<int> allowed);
 /// BANDJIT_TPV_TILING = "TM,KS,STAGES": band_tpv's output rows per block (32, 64, 128), band
 /// rows per slab (32, 64) and slabs in flight (2, 3, 4); zeros when unset; else Error(usage).
 std::array<int, 3> tpv_tiling_override();
-/// BANDJIT_PV_WGMMA_TILING = "KS,STAGES": band_pv's Hopper kernel's keys per slab (32, 64) and
+/// BANDJIT_PV_WGMMA_TILING = "KS,STAGES": band_pv's Hopper kernel's keys per slab (32, 64, 128) and
 /// slabs in flight (2, 3, 4); zeros when unset; else Error(usage).
 std::array<int, 2> pv_wgmma_tiling_override();
 /// An on/off measurement switch: 0 unset, 1 for "0" (off), 2 for "1" (on); else Error(usage).

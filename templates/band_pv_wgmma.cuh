@@ -40,7 +40,7 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   constexpr int C = Cfg::kDiagonals, WL = Cfg::kWindowLeft, WR = Cfg::kWindowRight, DH = Cfg::kHeadDim;
   static_assert(sizeof(T) == 2 && DH == 64 && Cfg::kThreads == 128 && Cfg::kTileRows == TM,
                 "one warpgroup of 64 rows, head_dim 64, 16-bit types");
-  static_assert((KS == 32 || KS == 64) && STAGES >= 2, "slabs of 32 or 64 keys, at least double buffering");
+  static_assert((KS == 32 || KS == 64 || KS == 128) && STAGES >= 2, "slabs of 32, 64 or 128 keys, at least double buffering");
   constexpr int PIECES = KS / 8 + 1, VCH = KS / 16;  // pieces of a P run; V chunks per lane
   static_assert(L::kBytes <= Cfg::kWgmmaSharedBytes, "the generator's shared-memory size covers the layout");
 

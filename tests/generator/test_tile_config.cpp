@@ -101,6 +101,18 @@ TEST_CASE("tiling: staged rows hold any 16-byte phase and shared memory fits", "
   CHECK(band_qk_tiling(seed).shared_bytes <= 112 * 1024);
   CHECK(band_pv_tiling(seed).shared_bytes <= 74 * 1024);
   CHECK(balanced_chunk(513, 256) == 171);
+  // band_pv's Hopper kernel: 128-key slabs, two in flight, from 513 diagonals on (three blocks
+  // per SM); narrower bands 32 keys, four in flight; an override wins.
+  const BandTiling wide = band_pv_tiling(seed), narrow = band_pv_tiling(make(4096, 255, 256, {1}));
+  REQUIRE(wide.wgmma);
+  CHECK(wide.wgmma_slab_keys == 128);
+  CHECK(wide.wgmma_stages == 2);
+  CHECK(wide.wgmma_shared_bytes == 1024 + 2 * (128 * 128 + 64 * 136 * 2));
+  CHECK(3 * (wide.wgmma_shared_bytes + 1024) <= 228 * 1024);  // three blocks per SM (1 KiB reserved each)
+  CHECK(narrow.wgmma_slab_keys == 32);
+  CHECK(narrow.wgmma_stages == 4);
+  CHECK(band_pv_tiling(seed, 0, 0, 0, 64, 3).wgmma_slab_keys == 64);
+  CHECK(band_pv_tiling(seed, 0, 0, 0, 64, 3).wgmma_stages == 3);
 }
 
 TEST_CASE("tiling: softmax threads hold the whole row in registers", "[tiling]") {

@@ -40,8 +40,7 @@ void run_case(Problem p) {
   using T = typename Cfg::T;
   p.dtype = DType::float16;
   INFO(slug(p));
-  const bool defaults = Cfg::kWgmmaSlabKeys == 32 && Cfg::kWgmmaStages == 4;
-  const BandTiling t = band_pv_tiling(p, 0, 0, 0, defaults ? 0 : Cfg::kWgmmaSlabKeys, defaults ? 0 : Cfg::kWgmmaStages);
+  const BandTiling t = band_pv_tiling(p, 0, 0, 0, Cfg::kWgmmaSlabKeys, Cfg::kWgmmaStages);
   REQUIRE(t.wgmma);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
@@ -99,4 +98,13 @@ TEST_CASE("sim: band_pv's Hopper path with 64-key slabs and three stages", "[sim
   run_case<PvCfg<__half, 2, 3, 211, 40, 45, kLayoutBHND, 0, 64, 2>>(
       band_problem(2, 3, 211, 64, 40, 45, DType::float16, {1, 3, 2}, Layout::bhnd));
   run_case<PvCfg<__half, 1, 3, 90, 3, 5, kLayoutBNHD, 1, 32, 3>>(band_problem(1, 3, 90, 64, 3, 5));
+}
+
+TEST_CASE("sim: band_pv's Hopper path with 128-key slabs", "[sim]") {
+  // Runs of 136 elements (17 pieces, nine a lane); a band narrower and one wider than a slab.
+  run_case<PvCfg<__half, 1, 2, 300, 100, 77, kLayoutBNHD, 1, 128, 3>>(band_problem(1, 2, 300, 64, 100, 77));
+  run_case<PvCfg<__half, 2, 3, 211, 40, 45, kLayoutBHND, 0, 128, 2>>(
+      band_problem(2, 3, 211, 64, 40, 45, DType::float16, {1, 3, 2}, Layout::bhnd));
+  run_case<PvCfg<__half, 1, 2, 400, 200, 190, kLayoutBNHD, 2, 128, 4>>(
+      band_problem(1, 2, 400, 64, 200, 190, DType::float16, {2}));
 }
