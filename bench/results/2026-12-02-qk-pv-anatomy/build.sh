@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -d inc ]; then
-  mkdir -p inc/bandjit && git archive efe201e templates | tar -x --strip-components=1 -C inc/bandjit
+  mkdir -p inc/bandjit && (cd "$(git rev-parse --show-toplevel)" && git archive efe201e templates) | tar -x --strip-components=1 -C inc/bandjit
   (cd inc/bandjit && patch -p2 -s < ../../experiments.patch) && cp band_qk_slots.cuh band_qk_direct.cuh inc/bandjit/
 fi
 mkdir -p bin
@@ -65,3 +65,9 @@ b qk_hybrid16 QK -DQKX_HYBRID=16 -DQKX_TILE_MAJOR
 b qk_hybrid48 QK -DQKX_HYBRID=48 -DQKX_TILE_MAJOR
 b qk_hybrid0 QK -DQKX_HYBRID=0 -DQKX_TILE_MAJOR
 b qk_tm QK -DQKX_TILE_MAJOR
+# band_pv with longer slabs (runs/run9.sh): kernel_pv.cu with KS keys per slab and STAGES in flight.
+for ks in 64 128; do for st in 2 3 4; do sm=$((1024 + st * (ks*128 + 64*(ks+8)*2)))
+  sed -e "s/kWgmmaSlabKeys = 32/kWgmmaSlabKeys = $ks/" -e "s/kWgmmaStages = 4/kWgmmaStages = $st/" -e "s/kWgmmaSharedBytes = 37888/kWgmmaSharedBytes = $sm/" kernel_pv.cu > kernel_pv_${ks}_${st}.cu
+  KSRC=pv_${ks}_${st} b pv_${ks}_${st} PV
+  KSRC=pv_${ks}_${st} b pv_${ks}_${st}_ponly PV -DPVX_NO_V -DPVX_NO_MMA -DPVX_NO_OUT
+done; done
