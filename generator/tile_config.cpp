@@ -159,9 +159,11 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, in
   // Bands of 513 diagonals or more take slabs of 128 keys, two in flight (three blocks per SM):
   // each row's P leaves in runs of 272 bytes instead of 80, which is what bounds the kernel
   // (H200, same run, float16 µs: seed 36.8 -> 34.8, B = 12 337.9 -> 313.1, N = 32768 w = 512
-  // 458.9 -> 410.4; 128,3 and 64,4 in between: bench/results/2026-12-02-qk-pv-anatomy/pv-slabs).
-  // Narrower bands keep 32 keys, four in flight (not measured with longer slabs).
-  const bool long_slabs = p.diagonals() >= 513;
+  // 458.9 -> 410.4; 64,4 in between, 128,3 slower than 32,4 on three of four problems:
+  // bench/results/2026-12-02-qk-pv-anatomy/pv-slabs). Narrower bands keep 32 keys, four in
+  // flight (not measured with longer slabs). Kernels off the Hopper path keep 32,4 (their
+  // source, and cache key, do not depend on the band).
+  const bool long_slabs = t.wgmma && p.diagonals() >= 513;
   t.wgmma_slab_keys = t.wgmma && wgmma_slab_keys ? wgmma_slab_keys : long_slabs ? 128 : 32;
   t.wgmma_stages = t.wgmma && wgmma_stages ? wgmma_stages : long_slabs ? 2 : 4;
   if (t.wgmma)

@@ -3,7 +3,7 @@
 // sub-sequence, dilation by remapping as band_tiles.cuh).
 //
 // One warpgroup owns TM = 64 query rows. The keys u its rows see stream through shared memory
-// in slabs of KS = 32, kStages in flight (cp.async): the slab's V rows in the 128-byte-swizzled
+// in slabs of KS keys (32, 64 or 128), kStages in flight (cp.async): the slab's V rows in the 128-byte-swizzled
 // layout of wgmma_layout.cuh, and for each query row t the KS elements of P's row that meet
 // the slab (diagonals u0 − t + w_l …, one contiguous run) at their global 16-byte phase. Per
 // 16 keys Z += A·V is one wgmma: A's fragments come from the staged runs (16-bit loads, the
@@ -58,8 +58,8 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   const int u_begin = max(0, t0 - WL), u_end = min(len, t_end + WR);
   const int slabs = ceil_div(u_end - u_begin, KS);
 
-  // This lane's staging: row pr's run (pieces ps, ps + 2, ps + 4) and V chunk vc of slab rows
-  // vr, vr + 16.
+  // This lane's staging: row pr's run (pieces ps, ps + 2, …) and V chunk vc of slab rows
+  // vr, vr + 16, ….
   const SubsequenceRows<Cfg> prow(b, tc, C), vrow(b, tc, DH);
   const int pr = threadIdx.x >> 1, ps = threadIdx.x & 1, tp = t0 + pr;
   const bool p_in = tp < len;

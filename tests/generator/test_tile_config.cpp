@@ -111,6 +111,11 @@ TEST_CASE("tiling: staged rows hold any 16-byte phase and shared memory fits", "
   CHECK(3 * (wide.wgmma_shared_bytes + 1024) <= 228 * 1024);  // three blocks per SM (1 KiB reserved each)
   CHECK(narrow.wgmma_slab_keys == 32);
   CHECK(narrow.wgmma_stages == 4);
+  // Off the Hopper path the source keeps 32,4 whatever the band (float32 here).
+  const BandTiling portable = band_pv_tiling(make(4096, 256, 256, {1}, DType::float32));
+  CHECK_FALSE(portable.wgmma);
+  CHECK(portable.wgmma_slab_keys == 32);
+  CHECK(portable.wgmma_stages == 4);
   CHECK(band_pv_tiling(seed, 0, 0, 0, 64, 3).wgmma_slab_keys == 64);
   CHECK(band_pv_tiling(seed, 0, 0, 0, 64, 3).wgmma_stages == 3);
 }
