@@ -3,14 +3,14 @@
 // sub-sequence, dilation by remapping as band_tiles.cuh).
 //
 // One warpgroup owns TM = 64 query rows. The keys u its rows see stream through shared memory
-// in slabs of KS keys (32, 64 or 128), kStages in flight (cp.async): the slab's V rows in the 128-byte-swizzled
-// layout of wgmma_layout.cuh, and for each query row t the KS elements of P's row that meet
-// the slab (diagonals u0 − t + w_l …, one contiguous run) at their global 16-byte phase. Per
-// 16 keys Z += A·V is one wgmma: A's fragments come from the staged runs (16-bit loads, the
-// run's phase differs from row to row), V is an MN-major operand. The run of row t steps by KS
-// elements from slab to slab, so its phase and each lane's staging and fragment addresses are
-// computed once. Entries off the band or past the sequence's end read as zero; only the
-// k-steps a warp's band edge crosses pay for that test.
+// in slabs of KS keys (32, 64 or 128), kStages in flight (cp.async): the slab's V rows in the
+// 128-byte-swizzled layout of wgmma_layout.cuh, and for each query row t the KS elements of
+// P's row that meet the slab (diagonals u0 − t + w_l …, one contiguous run) at their global
+// 16-byte phase. Per 16 keys Z += A·V is one wgmma: A's fragments come from the staged runs
+// (16-bit loads, the run's phase differs from row to row), V is an MN-major operand. The run
+// of row t steps by KS elements from slab to slab, so its phase and each lane's staging and
+// fragment addresses are computed once. Entries off the band or past the sequence's end read
+// as zero; only the k-steps a warp's band edge crosses pay for that test.
 //
 // Staging, per slab: lane 2r + s copies pieces s, s + 2, … of row r's run (KS / 8 + 1 pieces
 // of 16 bytes hold KS elements at any phase) and KS / 16 16-byte chunks of V rows. Pieces holding

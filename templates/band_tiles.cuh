@@ -25,7 +25,7 @@ struct BandTile {
 
 // ROWS: query rows per block (band_qk: a run of tiles). kTileMajor (one dilation for all
 // heads): x runs over the heads first, then the residues, then the tiles, so the blocks that run
-// together cover every head of the same rows: in bnhd, one span of the output instead of rows
+// together cover every head of the same rows, which in bnhd lie side by side rather than
 // H·width apart (band_qk's Hopper kernel: 3 % faster on the seed problem, 7 % at B = 12,
 // bench/results/2026-12-02-qk-pv-anatomy/tile-major). Either order is the same set of tiles.
 template <class Cfg, int ROWS = Cfg::kTileRows, bool kTileMajor = false>
