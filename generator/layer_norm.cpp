@@ -54,8 +54,9 @@ void spread(LayerNormTiling& t, std::int64_t pieces, int warp_pieces, int long_p
 
 }  // namespace
 
-LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
-                                  const Tuning& tuning) {
+namespace {
+LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
+                           const Tuning& tuning) {
   LayerNormTiling t;
   const int size = static_cast<int>(element_size(dtype));
   t.vec = piece_vec(hidden, dtype);
@@ -141,6 +142,28 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   t.blocks = ceil_div64(groups, t.row_iterations) * t.cluster_blocks;
   return t;
 }
+}  // namespace
+
+LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
+                                  const Tuning& tuning) {
+  // A 16-bit row of H ≡ 4 (mod 8) elements is 8 bytes short of a 16-byte multiple: alone it
+  // moves in 8-byte pieces, two of them in 16-byte ones (templates/layer_norm.cuh, kRowBundle).
+  // So an even number of such rows is tiled as rows / 2 rows of 2H, where that keeps one block
+  // a unit, in registers. Measured on the H200 at H = 100 (bench/results/2026-12-02-row-units):
+  // the forward 76 → 83 % of the copy bandwidth (bfloat16 73 → 82 %), the backward 78 → 71 %
+  // (74 % at best over eleven layouts), so by default only the forward takes units.
+  // Tuning::row_bundle off (BANDJIT_ROW_BUNDLE=0) keeps one row a unit, on gives the backward
+  // units too.
+  const bool bundle = tuning.row_bundle ? tuning.row_bundle == 2 : !backward;
+  if (bundle && element_size(dtype) == 2 && hidden % 8 == 4 && rows % 2 == 0) {
+    LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, tuning);
+    if (t.cluster_blocks == 1 && t.chunks == 1 && t.vec % 4 == 0) {
+      t.row_bundle = 2;
+      return t;
+    }
+  }
+  return row_tiling(rows, hidden, dtype, backward, weight, bias, tuning);
+}
 
 namespace {
 // The forward's grid has a block (a cluster) per row group: rows beyond 2^31 − 1 blocks are refused.
@@ -148,7 +171,7 @@ void check_layer_norm_params(const json& p, const std::string& where) {
   const std::int64_t rows = p.at("rows").get<std::int64_t>();
   const int hidden = p.at("hidden").get<int>();
   const auto t = layer_norm_tiling(rows, hidden, dtype_of(p), false, p.at("weight").get<bool>(), p.at("bias").get<bool>());
-  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block;
+  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block * t.row_bundle;
   if (rows > most)
     bad_params("layer_norm", where, "rows", std::to_string(rows),
                fmt::format("1 … {} for hidden {} ({} blocks a row)", most, hidden, t.cluster_blocks));
@@ -180,7 +203,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       "  static constexpr float kEpsilon = {eps};\n"
       "  static constexpr int kVec = {vec}, kRowThreads = {r}, kPiecesPerThread = {nv}, kChunks = {ch};\n"
       "  static constexpr int kRowsPerBlock = {rpb}, kThreads = {threads}, kRowIterations = {iter};\n"
-      "  static constexpr int kClusterBlocks = {cb};\n"
+      "  static constexpr int kClusterBlocks = {cb}, kRowBundle = {bundle};\n"
       "  static constexpr bool kPrefetch = {pf}, kRegisterSums = {rs};\n"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
@@ -188,7 +211,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("eps", float_literal(p.at("epsilon").get<double>())),
       fmt::arg("vec", t.vec), fmt::arg("r", t.row_threads), fmt::arg("nv", t.pieces_per_thread),
       fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
-      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks),
+      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks), fmt::arg("bundle", t.row_bundle),
       fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums));
 }
 

@@ -14,15 +14,17 @@ namespace bandjit {
 
 /// How one layer_norm kernel covers its rows (templates/layer_norm.cuh's Cfg).
 struct LayerNormTiling {
-  int vec = 1;                ///< V: elements per vector access; divides hidden, V·sizeof ≤ 16 bytes
-  int pieces = 1;             ///< hidden / V (the whole row; a block holds pieces / cluster_blocks)
+  int row_bundle = 1;         ///< rows a thread group takes as one unit: 2 for an even number of
+                              ///< 16-bit rows of hidden ≡ 4 (mod 8), whose pieces are then 16 bytes
+  int vec = 1;                ///< V: elements per vector access; divides hidden · row_bundle, V·sizeof ≤ 16 bytes
+  int pieces = 1;             ///< hidden · row_bundle / V (the whole unit; a block holds pieces / cluster_blocks)
   int row_threads = 1;        ///< R: threads per row, a power of two ≤ 1024
   int pieces_per_thread = 1;  ///< NV: pieces a thread holds at once (per chunk)
   int chunks = 1;             ///< 1: the row stays in registers; > 1: walked in chunks, re-read
   int cluster_blocks = 1;     ///< backward: blocks of a cluster sharing each row (sm_90), 1 = none
-  int rows_per_block = 1;     ///< thread groups per block (one row each at a time)
+  int rows_per_block = 1;     ///< thread groups per block (one unit each at a time)
   int threads = 256;          ///< per block
-  int row_iterations = 1;     ///< backward and a prefetching forward: row groups each block takes in turn
+  int row_iterations = 1;     ///< backward and a prefetching forward: unit groups each block takes in turn
   int min_blocks = 1;         ///< __launch_bounds__ minimum blocks per SM (caps the registers)
   bool prefetch = false;      ///< chunks = 1: the next row's loads issued before this row's reductions
   bool register_sums = false; ///< backward, chunks = 1: column sums in registers until the block's end
@@ -37,7 +39,8 @@ struct LayerNormTiling {
 /// default 32 elements, backward 16 of each) — longer rows then take the fewest threads (at
 /// least a warp) within it —, row_block_threads the threads per block and so the most a row
 /// (a cluster's block) takes (default 256, or the row's 512 / 1024), row_waves the waves of
-/// resident blocks in the backward's grid (default 1; clusters 4).
+/// resident blocks in the backward's grid (default 1; clusters 4). Two-row units are laid
+/// out as rows / 2 rows of 2 · hidden (the knobs then apply to the unit).
 LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
                                   const Tuning& tuning = {});
 

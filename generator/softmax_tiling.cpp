@@ -16,9 +16,11 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 // A staged row: 8 pieces a thread in 256-thread blocks (one row slice a block), whole warps,
 // a cluster beyond one block (more pieces a thread past 8 blocks); each thread's pieces
-// and mask pieces take `slot_bytes` of shared memory each.
-SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_bytes) {
-  constexpr int kPieces = 8, kBlockThreads = 256;
+// and mask pieces take `slot_bytes` of shared memory each. Tuning::row_pieces and
+// row_block_threads replace the 8 and the 256.
+SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_bytes, const Tuning& tuning) {
+  const int kPieces = tuning.row_pieces ? tuning.row_pieces : 8;
+  const int kBlockThreads = tuning.row_block_threads ? tuning.row_block_threads : 256;
   const std::int64_t warps = ceil_div(t.pieces, 32 * kPieces);
   t.cluster = static_cast<int>(std::min<std::int64_t>(kMaxCluster, ceil_div(warps * 32, kBlockThreads)));
   const std::int64_t block_warps = std::min<std::int64_t>(kBlockThreads / 32, ceil_div(warps, t.cluster));
@@ -56,7 +58,7 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
   t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2
                                              : element_size(dtype) == 2 && t.pieces >= 2048 && mask_bytes == 0);
-  if (t.staged) return staged_tiling(t, rows, piece_bytes + mask_piece_bytes);
+  if (t.staged) return staged_tiling(t, rows, piece_bytes + mask_piece_bytes, tuning);
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and
   // dy (a piece narrower than 4 bytes still takes a register).

@@ -34,10 +34,13 @@ struct Tuning {
   int row_waves = 0;
   /// Switches (0: the generator decides, 1: off, 2: on). layer_norm and band_softmax: load the
   /// next row while this one is reduced; layer_norm_backward: column sums in registers;
-  /// softmax forward: rows through shared memory (cp.async).
+  /// softmax forward: rows through shared memory (cp.async); layer_norm: two 16-bit rows of
+  /// H ≡ 4 (mod 8) as one unit of 16-byte pieces where the row count is even (default: the
+  /// forward only).
   int row_prefetch = 0;
   int row_register_sums = 0;
   int row_staged = 0;
+  int row_bundle = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -8,6 +8,11 @@
 //
 // kRowThreads (R) threads share a row; thread lr holds the pieces lr, lr + R, … of V
 // elements (one vector access each; V divides H, so every piece is aligned). With
+// kRowBundle = 2 a group takes two consecutive rows as one unit of 2H elements: 16-bit rows
+// of H ≡ 4 (mod 8) elements (H = 100) are 8 bytes short of a 16-byte multiple, but two of
+// them are not, so the unit moves in 16-byte pieces where a row alone would take 8-byte ones.
+// Each unit position then belongs to the first row (i < H) or the second, whose sums are
+// kept apart; H is a multiple of 4, so a quad of weights never straddles the two rows. With
 // kChunks = 1 the row stays in registers: read once, reduced twice (mean, then the squared
 // deviations: no E[x²] − E[x]² cancellation), written once. With kChunks > 1 (rows too long
 // for registers) the row is walked chunk by chunk and re-read, which mostly hits the L2.
@@ -29,12 +34,26 @@ template <> struct RawOf<2> { typedef unsigned short type; };
 
 // A block covers a slice of HS = H / CB columns of its rows: the whole row, or with
 // kClusterBlocks = CB > 1 one of the CB slices the blocks of a cluster share.
+// A unit is kRowBundle rows of W = H · kRowBundle elements; rows, blocks and groups below
+// count units.
 template <class Cfg>
 struct Shape {
   using T = typename Cfg::T;
-  static constexpr int H = Cfg::kHidden, CB = Cfg::kClusterBlocks, HS = H / CB, V = Cfg::kVec, P = HS / V;
+  static constexpr int B = Cfg::kRowBundle, H = Cfg::kHidden, W = H * B;
+  static constexpr int CB = Cfg::kClusterBlocks, HS = W / CB, V = Cfg::kVec, P = HS / V;
   static constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, CH = Cfg::kChunks;
   static constexpr int RPB = Cfg::kRowsPerBlock;
+  static constexpr i64 kUnits = Cfg::kRows / B;
+  static_assert(B == 1 || (B == 2 && CB == 1 && CH == 1 && H % 4 == 0 && V % 4 == 0 && Cfg::kRows % 2 == 0),
+                "two-row units: one block a unit, in registers, no quad across the rows, whole units");
+  // Whether unit position i belongs to the unit's second row; the sums of the two rows are
+  // the .x and .y of a float2 (.y unused with one row a unit).
+  static __device__ __forceinline__ bool second(int i) { return B == 2 && i >= H; }
+  static __device__ __forceinline__ void add(float2& acc, int i, float v) {
+    if (second(i)) acc.y += v;
+    else acc.x += v;
+  }
+  static __device__ __forceinline__ float pick(float2 a, int i) { return second(i) ? a.y : a.x; }
   using Raw = typename RawOf<V * static_cast<int>(sizeof(T))>::type;
   // Dynamic shared memory starts with the reduction scratch (2 floats a warp), then 4 floats
   // of cluster slots; a multiple of 4 floats, so what follows stays 16-byte aligned.
@@ -155,23 +174,36 @@ __device__ __forceinline__ void cluster_finish() {
 #endif
 }
 
-// Σg and Σg·x̂ of one piece (g = dy·w; w_at: the piece's weights).
+// Σg and Σg·x̂ of one piece (g = dy·w; w_at: the weights of the piece's first column; i0:
+// its unit position; .y of the float2s: the unit's second row).
 template <class Cfg, class Raw>
-__device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw_x, const float* w_at, float mean,
-                                               float rstd, float& sg, float& sgx) {
+__device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw_x, const float* w_at, int i0,
+                                               float2 mean2, float2 rstd2, float2& sg, float2& sgx) {
   using T = typename Cfg::T;
+  using S = Shape<Cfg>;
   constexpr int V = Cfg::kVec, Q = kQuad<V>;
   const T* in_dy = reinterpret_cast<const T*>(&raw_dy);
   const T* in_x = reinterpret_cast<const T*>(&raw_x);
 #pragma unroll
   for (int q = 0; q < V; q += Q) {
+    const bool second = S::second(i0 + q);
+    const float mean = second ? mean2.y : mean2.x, rstd = second ? rstd2.y : rstd2.x;
     float w[Q];
-    if constexpr (Cfg::kWeight) load_floats<Q>(w_at + q, w);
+    if constexpr (Cfg::kWeight) load_floats<Q>(w_at + q - (second ? S::H : 0), w);
+    float a = 0.f, ax = 0.f;
 #pragma unroll
     for (int c = 0; c < Q; ++c) {
       const float xh = (to_float(in_x[q + c]) - mean) * rstd;
       const float g = Cfg::kWeight ? to_float(in_dy[q + c]) * w[c] : to_float(in_dy[q + c]);
-      sg += g, sgx += g * xh;
+      if constexpr (S::B == 1) {
+        sg.x += g, sgx.x += g * xh;
+      } else {
+        a += g, ax += g * xh;
+      }
+    }
+    if constexpr (S::B == 2) {
+      if (second) sg.y += a, sgx.y += ax;
+      else sg.x += a, sgx.x += ax;
     }
   }
 }
@@ -217,8 +249,8 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   Raw raw[NV], next[PF ? NV : 1];
   // Chunk k of this thread's pieces of `row` (zero bits past the row and past the last row).
   auto load_into = [&](Raw* dst, i64 row, int k) {
-    const bool active = row < Cfg::kRows;
-    const i64 at0 = row * H + rank * HS;
+    const bool active = row < S::kUnits;
+    const i64 at0 = row * S::W + rank * HS;
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
       const int p = S::piece(k, e, lr);
@@ -229,9 +261,9 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 
 #pragma unroll 1
   for (int it = 0; it < Cfg::kRowIterations; ++it) {
-    const i64 row = row_of(it);
-    const bool active = row < Cfg::kRows;
-    const i64 at0 = row * H + rank * HS;  // the block's slice of the row
+    const i64 row = row_of(it);  // a unit (one row, or a two-row bundle)
+    const bool active = row < S::kUnits;
+    const i64 at0 = row * S::W + rank * HS;  // the block's slice of the row
     auto load = [&](int k) { load_into(raw, row, k); };
     // Without clusters: adds the other slices of a cluster row (read from global memory) to
     // acc, as values or as squared deviations from `center`.
@@ -259,7 +291,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
       if (it + 1 < Cfg::kRowIterations) load_into(next, row_of(it + 1), 0);
     }
 
-    float sum = 0.f;  // absent pieces are zero bits: they add 0
+    float2 sum = make_float2(0.f, 0.f);  // absent pieces are zero bits: they add 0
 #pragma unroll 1
     for (int k = 0; k < CH; ++k) {
       if (CH > 1) load(k);
@@ -267,38 +299,44 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
       for (int e = 0; e < NV; ++e) {
         float v[V];
         ln::unpack<V, T>(raw[e], v);
+        const int i0 = S::piece(k, e, lr) * V;
 #pragma unroll
-        for (int c = 0; c < V; ++c) sum += v[c];
+        for (int c = 0; c < V; ++c) S::add(sum, i0 + c, v[c]);
       }
     }
-    other_slices(sum, false, 0.f);
+    other_slices(sum.x, false, 0.f);
     if constexpr (CH == 1) {  // convert again after the reduction: no floats live across it
 #pragma unroll
       for (int e = 0; e < NV; ++e) opaque(raw[e]);
     }
-    const float mean =
-        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sum, 0.f), smem), smem + S::kSlots, 0).x / float(H);
+    const float2 total = ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem + S::kSlots, 0);
+    const float2 mean = make_float2(total.x / float(H), total.y / float(H));
 
-    float sq = 0.f;
+    float2 sq = make_float2(0.f, 0.f);
 #pragma unroll 1
     for (int k = 0; k < CH; ++k) {
       if (CH > 1) load(k);
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
-        if (S::piece(k, e, lr) >= P) continue;
+        const int p = S::piece(k, e, lr);
+        if (p >= P) continue;
         float v[V];
         ln::unpack<V, T>(raw[e], v);
 #pragma unroll
-        for (int c = 0; c < V; ++c) sq += (v[c] - mean) * (v[c] - mean);
+        for (int c = 0; c < V; ++c) {
+          const float d = v[c] - S::pick(mean, p * V + c);
+          S::add(sq, p * V + c, d * d);
+        }
       }
     }
-    other_slices(sq, true, mean);
+    other_slices(sq.x, true, mean.x);
     if constexpr (CH == 1) {
 #pragma unroll
       for (int e = 0; e < NV; ++e) opaque(raw[e]);
     }
-    const float var = ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sq, 0.f), smem), smem + S::kSlots, 1).x;
-    const float rstd = rsqrtf(var / float(H) + Cfg::kEpsilon);
+    const float2 var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem + S::kSlots, 1);
+    const float2 rstd = make_float2(rsqrtf(var.x / float(H) + Cfg::kEpsilon),
+                                    S::B == 2 ? rsqrtf(var.y / float(H) + Cfg::kEpsilon) : 0.f);
 
     if (active) {  // every thread took part in the reductions
       ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
@@ -309,12 +347,15 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
           constexpr int Q = ln::kQuad<V>;
+          const bool second = S::second(p * V + q);  // the quad's row of the unit (its columns: − H)
+          const float mu = second ? mean.y : mean.x, rs = second ? rstd.y : rstd.x;
+          const int wc = col + q - (second ? H : 0);
           float w[Q], b[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + col + q, w);
-          if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + col + q, b);
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + wc, w);
+          if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + wc, b);
 #pragma unroll
           for (int c = 0; c < Q; ++c) {
-            float v = (to_float(in[q + c]) - mean) * rstd;
+            float v = (to_float(in[q + c]) - mu) * rs;
             if constexpr (Cfg::kWeight) v *= w[c];
             if constexpr (Cfg::kBias) v += b[c];
             out[q + c] = from_float<T>(v);
@@ -322,7 +363,10 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
         }
         *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
       });
-      if (lr == 0 && rank == 0) mean_out[row] = mean, rstd_out[row] = rstd;
+      if (lr == 0 && rank == 0) {
+        mean_out[S::B * row] = mean.x, rstd_out[S::B * row] = rstd.x;
+        if constexpr (S::B == 2) mean_out[2 * row + 1] = mean.y, rstd_out[2 * row + 1] = rstd.y;
+      }
     }
     if constexpr (PF) {
 #pragma unroll
@@ -391,8 +435,8 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
   auto row_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * RPB + group; };
   // Chunk k of this thread's pieces of dy and x in `row` (zero bits where absent).
   auto load_into = [&](Raw* to_dy, Raw* to_x, i64 row, int k) {
-    const bool active = row < Cfg::kRows;
-    const i64 at0 = row * H + col0;
+    const bool active = row < S::kUnits;
+    const i64 at0 = row * S::W + col0;
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
       const int p = S::piece(k, e, lr);
@@ -401,22 +445,23 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       to_x[e] = in ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
     }
   };
-  auto stats_of = [&](i64 row, float& mean, float& rstd) {
-    const bool active = row < Cfg::kRows;
-    mean = active ? mean_in[row] : 0.f, rstd = active ? rstd_in[row] : 0.f;
+  auto stats_of = [&](i64 row, float2& mean, float2& rstd) {
+    const bool active = row < S::kUnits;
+    mean.x = active ? mean_in[S::B * row] : 0.f, rstd.x = active ? rstd_in[S::B * row] : 0.f;
+    mean.y = S::B == 2 && active ? mean_in[2 * row + 1] : 0.f, rstd.y = S::B == 2 && active ? rstd_in[2 * row + 1] : 0.f;
   };
   // With prefetch the next row's pieces wait here (row 0's before the loop).
   Raw ndy[PF ? NV : 1], nx[PF ? NV : 1];
-  float next_mean = 0.f, next_rstd = 0.f;
+  float2 next_mean = make_float2(0.f, 0.f), next_rstd = make_float2(0.f, 0.f);
   if (PF) load_into(ndy, nx, row_of(0), 0), stats_of(row_of(0), next_mean, next_rstd);
 
 #pragma unroll 1
   for (int it = 0; it < Cfg::kRowIterations; ++it) {
-    const i64 row = row_of(it);
-    const bool active = row < Cfg::kRows;
-    const i64 at0 = row * H + col0;  // the block's slice of the row
+    const i64 row = row_of(it);  // a unit (one row, or a two-row bundle)
+    const bool active = row < S::kUnits;
+    const i64 at0 = row * S::W + col0;  // the block's slice of the row
     Raw rdy[NV], rx[NV];
-    float mean, rstd;
+    float2 mean, rstd;
     auto load = [&](int k) { load_into(rdy, rx, row, k); };
     if constexpr (PF) {
 #pragma unroll
@@ -429,9 +474,9 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       if (CH == 1) load(0);
     }
 
-    float sg = 0.f, sgx = 0.f;
+    float2 sg = make_float2(0.f, 0.f), sgx = make_float2(0.f, 0.f);
     ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
-      ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, mean, rstd, sg, sgx);
+      ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, p * V, mean, rstd, sg, sgx);
     });
 #if !defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {  // no clusters: the other slices, read from global memory
@@ -444,7 +489,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
             if (p >= P) continue;
             const i64 at = row * H + r2 * HS + p * V;
             ln::add_piece_sums<Cfg>(*reinterpret_cast<const Raw*>(dy + at), *reinterpret_cast<const Raw*>(x + at),
-                                    weight + r2 * HS + p * V, mean, rstd, sg, sgx);
+                                    weight + r2 * HS + p * V, p * V, mean, rstd, sg, sgx);
           }
       }
     }
@@ -455,8 +500,11 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       for (int e = 0; e < NV; ++e) opaque(rdy[e]), opaque(rx[e]);
     }
     const float2 s =
-        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg, sgx), smem), smem + S::kSlots, it & 1);
-    const float mean_g = s.x / float(H), mean_gx = s.y / float(H);
+        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg.x, sgx.x), smem), smem + S::kSlots, it & 1);
+    // The second row's sums (two-row units: no cluster); .x of the pairs below is the first row.
+    const float2 s2 = S::B == 2 ? ln::group_sum<R>(make_float2(sg.y, sgx.y), smem) : make_float2(0.f, 0.f);
+    const float2 mean_g = make_float2(s.x / float(H), s2.x / float(H));
+    const float2 mean_gx = make_float2(s.y / float(H), s2.y / float(H));
 
     if (!active) continue;  // the whole group (cluster): its reductions are done for this row
     {
@@ -468,14 +516,17 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
         T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
 #pragma unroll
         for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
+          const bool second = S::second(p * V + q);  // the quad's row of the unit (its columns: − H)
+          const float mu = second ? mean.y : mean.x, rs = second ? rstd.y : rstd.x;
+          const float mg = second ? mean_g.y : mean_g.x, mgx = second ? mean_gx.y : mean_gx.x;
           float w[Q], dxh[Q], d[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q, w);
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q - (second ? H : 0), w);
 #pragma unroll
           for (int c = 0; c < Q; ++c) {
             d[c] = to_float(in_dy[q + c]);
-            const float xh = (to_float(in_x[q + c]) - mean) * rstd;
+            const float xh = (to_float(in_x[q + c]) - mu) * rs;
             const float g = Cfg::kWeight ? d[c] * w[c] : d[c];
-            out[q + c] = from_float<T>(rstd * (g - mean_g - xh * mean_gx));
+            out[q + c] = from_float<T>(rs * (g - mg - xh * mgx));
             dxh[c] = d[c] * xh;
           }
           if constexpr (RS) {
@@ -509,21 +560,25 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       }
     }
   }
-  if constexpr (kSharedAcc) {  // the block's column sums over its groups, added once
+  if constexpr (kSharedAcc) {  // the block's column sums over its groups (and a unit's rows), added once
     __syncthreads();
     constexpr int RV = V % 4 == 0 ? 4 : 1;
     const float* acc0 = smem + S::kScratch;
-    for (int col = threadIdx.x * RV; col < HS; col += Cfg::kThreads * RV) {
-      const int at = S::slot(col / V, col % V);
+    for (int col = threadIdx.x * RV; col < HS / S::B; col += Cfg::kThreads * RV) {
+      int at[S::B];  // the column's slot in each row of the unit (H % 4 == 0 keeps quads whole)
+#pragma unroll
+      for (int u = 0; u < S::B; ++u) at[u] = S::slot((col + u * H) / V, (col + u * H) % V);
       float w[RV], b[RV];
 #pragma unroll
       for (int c = 0; c < RV; ++c) w[c] = 0.f, b[c] = 0.f;
       for (int gr = 0; gr < RPB; ++gr)
 #pragma unroll
-        for (int c = 0; c < RV; ++c) {
-          if constexpr (Cfg::kWeight) w[c] += acc0[gr * HS * SUMS + at + c];
-          if constexpr (Cfg::kBias) b[c] += acc0[gr * HS * SUMS + (Cfg::kWeight ? HS : 0) + at + c];
-        }
+        for (int u = 0; u < S::B; ++u)
+#pragma unroll
+          for (int c = 0; c < RV; ++c) {
+            if constexpr (Cfg::kWeight) w[c] += acc0[gr * HS * SUMS + at[u] + c];
+            if constexpr (Cfg::kBias) b[c] += acc0[gr * HS * SUMS + (Cfg::kWeight ? HS : 0) + at[u] + c];
+          }
       if constexpr (Cfg::kWeight) ln::red_add<RV>(dweight + col0 + col, w);
       if constexpr (Cfg::kBias) ln::red_add<RV>(dbias + col0 + col, b);
     }

@@ -15,7 +15,7 @@
 using namespace bandjit;
 
 namespace {
-const int kHidden[] = {32, 100, 768, 1024, 2048, 4096, 5120, 16384, 65536, 1, 33, 65535};
+const int kHidden[] = {32, 100, 768, 1024, 2048, 4096, 5120, 16384, 65536, 1, 33, 65535, 4, 12, 65532};
 
 std::string error_of(const std::string& json) {
   try {
@@ -71,7 +71,21 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
                  << tuning.row_block_threads << " waves " << tuning.row_waves << " prefetch " << tuning.row_prefetch
                  << " register sums " << tuning.row_register_sums);
   const int size = static_cast<int>(element_size(dt));
-  CHECK(t.vec * t.pieces == hidden);
+  // Two-row units exactly where two 16-bit rows make a 16-byte multiple and one does not,
+  // unless the unit would need a cluster or chunks.
+  const bool eligible = size == 2 && hidden % 8 == 4 && rows % 2 == 0 &&
+                        (tuning.row_bundle ? tuning.row_bundle == 2 : !backward);
+  if (t.row_bundle == 2) {
+    CHECK((eligible && t.cluster_blocks == 1 && t.chunks == 1));
+  } else {
+    CHECK(t.row_bundle == 1);
+    if (eligible) {
+      const auto unit = layer_norm_tiling(rows / 2, 2 * hidden, dt, backward, weight, bias, tuning);
+      CHECK((unit.cluster_blocks > 1 || unit.chunks > 1));
+    }
+  }
+  const int width = hidden * t.row_bundle;  // elements of a unit
+  CHECK(t.vec * t.pieces == width);
   CHECK(t.vec * size <= 16);
   CHECK((t.row_threads & (t.row_threads - 1)) == 0);
   CHECK(t.row_threads <= (tuning.row_block_threads ? tuning.row_block_threads : backward ? 1024 : 512));
@@ -98,12 +112,12 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   CHECK(t.threads % 32 == 0);
   CHECK(t.threads <= 1024);
   CHECK(t.shared_bytes <= 160 * 1024 + 1024);
-  const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations;
+  const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations, units = rows / t.row_bundle;
   const std::int64_t row_blocks = t.blocks / t.cluster_blocks;
-  CHECK(row_blocks * rows_per_block >= rows);
-  CHECK((row_blocks - 1) * rows_per_block < rows);  // no block without rows
+  CHECK(row_blocks * rows_per_block >= units);
+  CHECK((row_blocks - 1) * rows_per_block < units);  // no block without rows
   CHECK(t.blocks <= 2147483647);
-  if (t.vec * size < 16) CHECK(hidden % (2 * t.vec) != 0);  // widest that divides
+  if (t.vec * size < 16) CHECK(width % (2 * t.vec) != 0);  // widest that divides
 }
 }  // namespace
 
@@ -112,14 +126,14 @@ TEST_CASE("tiling: layer_norm covers every piece and row once within its budgets
     for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
       for (bool backward : {false, true})
         for (std::int64_t rows : {std::int64_t(1), std::int64_t(3), std::int64_t(1000), (std::int64_t(1) << 26) / hidden,
-                                  std::int64_t(2147483647)}) {
+                                  std::int64_t(2147483647), std::int64_t(2147483646)}) {
           if (rows < 1) continue;
           const auto t = layer_norm_tiling(rows, hidden, dt, backward, true, true);
           if (t.blocks > 2147483647) {  // one block (cluster) a row: refused by the parameter check
             CHECK(!backward);
             CHECK(has(error_of(fmt::format(R"({{"rows": {}, "hidden": {}, "dtype": "{}"}})", rows, hidden,
                                            to_string(dt))),
-                      "rows = 2147483647"));
+                      fmt::format("rows = {}", rows)));
             continue;
           }
           check_tiling(rows, hidden, dt, backward, true, true, Tuning{});
@@ -212,4 +226,34 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   // Forward: 16-bit rows of ≥ 640 pieces with 32 registers in 256-thread blocks.
   CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kThreads = 256"));
   CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kPrefetch = false"));
+  // 16-bit H = 100 forward: an even number of rows moves as two-row units in 16-byte pieces,
+  // laid out as float32 H = 100 is; an odd number, and the backward, keep 8-byte pieces.
+  for (const char* dtype : {"float16", "bfloat16"}) {
+    INFO(dtype);
+    const std::string even = source("layer_norm", 671088, 100, dtype), odd = source("layer_norm", 671087, 100, dtype);
+    CHECK(has(even, "kRowBundle = 2"));
+    CHECK(has(even, "kVec = 8"));
+    CHECK(has(odd, "kRowBundle = 1"));
+    CHECK(has(odd, "kVec = 4"));
+    const std::string f32 = source("layer_norm", 671088, 100, "float32");
+    CHECK(has(f32, "kRowBundle = 1"));
+    const auto layout = [](const std::string& text) { return text.substr(text.find("kRowThreads"), 60); };
+    CHECK(layout(even) == layout(f32));
+    CHECK(has(source("layer_norm_backward", 671088, 100, dtype), "kRowBundle = 1"));
+  }
+  // BANDJIT_ROW_BUNDLE=0 keeps one row a unit, =1 gives the backward units too; every tiling
+  // stays valid either way.
+  Tuning off, on;
+  off.row_bundle = 1, on.row_bundle = 2;
+  for (bool backward : {false, true}) {
+    const auto t = layer_norm_tiling(671088, 100, DType::float16, backward, true, true, off);
+    CHECK((t.row_bundle == 1 && t.vec == 4));
+    const auto u = layer_norm_tiling(671088, 100, DType::bfloat16, backward, true, true, on);
+    CHECK((u.row_bundle == 2 && u.vec == 8));
+    for (const Tuning& tuning : {off, on, Tuning{}}) {
+      check_tiling(671088, 100, DType::float16, backward, true, true, tuning);
+      check_tiling(1000, 12, DType::bfloat16, backward, true, false, tuning);
+      check_tiling(999, 12, DType::float16, backward, false, true, tuning);
+    }
+  }
 }

@@ -35,7 +35,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int H, bool W, bool B, long long ROWS, int V, int R, int NV, int CH, int RPB, int THREADS, int ITER,
-          int CB = 1, bool PF = false, bool RS = false>
+          int CB = 1, bool PF = false, bool RS = false, int BUNDLE = 1>
 struct LnCfg {
   using T = T_;
   static constexpr i64 kRows = ROWS;
@@ -45,6 +45,7 @@ struct LnCfg {
   static constexpr int kVec = V, kRowThreads = R, kPiecesPerThread = NV, kChunks = CH;
   static constexpr int kRowsPerBlock = RPB, kThreads = THREADS, kRowIterations = ITER, kClusterBlocks = CB;
   static constexpr bool kPrefetch = PF, kRegisterSums = RS;
+  static constexpr int kRowBundle = BUNDLE;
 };
 
 // The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
@@ -57,7 +58,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
     using S = ln::Shape<Cfg>;
     LayerNormTiling t;
     t.threads = Cfg::kThreads;
-    const i64 groups = (Cfg::kRows + Cfg::kRowsPerBlock - 1) / Cfg::kRowsPerBlock;
+    const i64 groups = (S::kUnits + Cfg::kRowsPerBlock - 1) / Cfg::kRowsPerBlock;
     t.blocks = (groups + Cfg::kRowIterations - 1) / Cfg::kRowIterations * Cfg::kClusterBlocks;
     const int sums = backward ? int(Cfg::kWeight) + int(Cfg::kBias) : 0;
     t.shared_bytes = 4 * (S::kScratch + (Cfg::kChunks == 1 ? Cfg::kRowsPerBlock * S::HS * sums : 0));
@@ -74,6 +75,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
   REQUIRE(t.cluster_blocks == Cfg::kClusterBlocks);
   REQUIRE(t.prefetch == Cfg::kPrefetch);
   REQUIRE(t.register_sums == Cfg::kRegisterSums);
+  REQUIRE(t.row_bundle == Cfg::kRowBundle);
   return t;
 }
 
@@ -196,6 +198,25 @@ TEST_CASE("sim: layer_norm forward, groups of 1 to 128 threads", "[sim]") {
   run_forward<LnCfg<__half, 768, true, false, 5, 8, 32, 3, 1, 8, 256, 1>>();
   run_forward<LnCfg<__half, 4096, true, true, 3, 8, 128, 4, 1, 2, 256, 1>>();
   run_forward<LnCfg<__half, 33, false, true, 9, 1, 16, 3, 1, 16, 256, 1>>();  // odd H: 2-byte pieces
+}
+
+TEST_CASE("sim: layer_norm, two 16-bit rows of H ≡ 4 (mod 8) as one unit of 16-byte pieces", "[sim]") {
+  // H = 100: the unit's piece 12 holds the first row's last quad and the second row's first;
+  // 33 units, so the second block has one. H = 12: one thread a unit, three pieces.
+  run_forward<LnCfg<__half, 100, true, true, 66, 8, 8, 4, 1, 32, 256, 1, 1, false, false, 2>>();
+  run_forward<LnCfg<__half, 12, true, true, 10, 8, 1, 3, 1, 256, 256, 1, 1, false, false, 2>>();
+  // An odd number of rows keeps one row a unit (8-byte pieces).
+  run_forward<LnCfg<__half, 100, true, true, 9, 4, 8, 4, 1, 32, 256, 1>>();
+  // Backward (units only with BANDJIT_ROW_BUNDLE=1): shared column sums of both rows folded
+  // per column; with prefetch and register sums (weight only); units in turn past the last one.
+  Tuning units;
+  units.row_bundle = 2;
+  run_backward<LnCfg<__half, 100, true, true, 90, 8, 16, 2, 1, 16, 256, 1, 1, false, false, 2>>(true, units);
+  Tuning on = units;
+  on.row_prefetch = 2, on.row_register_sums = 2;
+  run_backward<LnCfg<__half, 100, true, false, 90, 8, 16, 2, 1, 16, 256, 1, 1, true, true, 2>>(true, on);
+  run_backward<LnCfg<__half, 100, false, true, 302, 8, 16, 2, 1, 16, 256, 4, 1, true, false, 2>>(false);
+  run_backward<LnCfg<__half, 12, true, true, 42, 8, 1, 3, 1, 256, 256, 1, 1, false, false, 2>>(false);
 }
 
 TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "[sim]") {
