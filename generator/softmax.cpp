@@ -52,8 +52,6 @@ struct RowProblem {
   bool causal = false;
   bool per_query() const { return mask != "none" || causal; }  // the code indexes (batch, query)
   int mask_bytes() const { return mask == "boolean" ? 1 : mask == "additive" ? int(element_size(dtype)) : 0; }
-  // Rows 2u and 2u + 1 are queries q, q + 1 of one batch and head (two-row units).
-  bool rows_pair() const { return !per_query() || queries % 2 == 0; }
 };
 
 RowProblem row_problem(const json& c) {
@@ -80,7 +78,7 @@ void check_rows(const json& c, const std::string& family, const std::string& whe
     bad_params(family, where, "batch × heads × queries", std::to_string(p.rows), fmt::format("1 … {:.0f}", kMaxRows));
   if (double(p.rows) * double(p.L) > kMaxElements)
     bad_params(family, where, what, fmt::format("{:.0f}", double(p.rows) * double(p.L)), "1 … 2^36");
-  const SoftmaxRowTiling f = softmax_row_tiling(p.rows, p.L, p.dtype, false, {}, p.mask_bytes(), p.rows_pair());
+  const SoftmaxRowTiling f = softmax_row_tiling(p.rows, p.L, p.dtype, false, {}, p.mask_bytes());
   const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, true);
   if (double(std::max(f.blocks, t.blocks)) > kMaxRows)
     bad_params(family, where, "rows", std::to_string(p.rows),
@@ -119,7 +117,6 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       "  static constexpr int kRowThreads = {row_threads}, kPiecesPerThread = {per_thread};\n"
       "  static constexpr int kCluster = {cluster}, kRowsPerBlock = {rpb}, kThreads = {threads};\n"
       "  static constexpr bool kStaged = {staged};\n"
-      "  static constexpr int kRowBundle = {bundle};\n"
       "}};\n",
       fmt::arg("type", cuda_type(p.dtype)), fmt::arg("rows", p.rows), fmt::arg("L", p.L),
       fmt::arg("heads", per_query ? p.heads : 1), fmt::arg("queries", per_query ? p.queries : 1),
@@ -127,13 +124,12 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("mask", backward ? "bandjit::kMaskNone" : mask), fmt::arg("causal", !backward && p.causal),
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
-      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged), fmt::arg("bundle", t.row_bundle));
+      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged));
 }
 
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
   const RowProblem p = row_problem(canonical);
-  const SoftmaxRowTiling t =
-      softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning, backward ? 0 : p.mask_bytes(), p.rows_pair());
+  const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning, backward ? 0 : p.mask_bytes());
   const std::uint32_t piece_bytes = static_cast<std::uint32_t>(t.vec * element_size(p.dtype));
   Source s;
   s.family = family;

@@ -35,24 +35,11 @@ SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_b
 }  // namespace
 
 SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dtype, bool backward,
-                                    const Tuning& tuning, int mask_bytes, bool rows_pair) {
+                                    const Tuning& tuning, int mask_bytes) {
   const int kDataRegisters = tuning.row_registers ? tuning.row_registers : kDefaultDataRegisters;
   if (L < 1 || L > kMaxSoftmaxRow)
     throw Error(ErrorKind::invalid_problem, fmt::format("row_length = {} is not supported; allowed: 1 … {}", L, kMaxSoftmaxRow),
                 {{"field", "row_length"}, {"value", std::to_string(L)}, {"allowed", fmt::format("1 … {}", kMaxSoftmaxRow)}});
-  // The forward's 16-bit rows of L ≡ 4 (mod 8) move in 8-byte pieces; two of them are a
-  // multiple of 16 bytes, so rows 2u and 2u + 1 go as one unit of 2L where that keeps a unit
-  // within a warp, in registers (templates/softmax.cuh). Tuning::row_bundle off
-  // (BANDJIT_ROW_BUNDLE=0) keeps one row a unit.
-  const bool units = !backward && tuning.row_bundle != 1 && element_size(dtype) == 2 && L % 8 == 4 &&
-                     rows % 2 == 0 && rows_pair && 2 * L <= kMaxSoftmaxRow;
-  if (units) {
-    SoftmaxRowTiling u = softmax_row_tiling(rows / 2, 2 * L, dtype, false, tuning, mask_bytes);
-    if (!u.staged && u.cluster == 1 && u.row_threads <= 32) {
-      u.row_bundle = 2;
-      return u;
-    }
-  }
   SoftmaxRowTiling t;
   t.vec = 16 / static_cast<int>(element_size(dtype));
   while (L % t.vec != 0) t.vec /= 2;

@@ -23,8 +23,6 @@ struct SoftmaxRowTiling {
   int threads = 32;           ///< per block
   std::int64_t blocks = 1;    ///< grid.x
   bool staged = false;        ///< forward: pieces copied through shared memory (cp.async), not held in registers
-  int row_bundle = 1;         ///< forward: 2 = rows 2u, 2u + 1 as one unit of 2L (16-bit L ≡ 4 mod 8); the
-                              ///< fields above then describe rows / 2 rows of 2L
   std::uint32_t stage_bytes = 0;  ///< staged: dynamic shared memory per block
 };
 
@@ -37,9 +35,8 @@ constexpr std::int64_t kMaxSoftmaxRow = 131072;
 /// Throws Error(invalid_problem) when L is outside 1 … kMaxSoftmaxRow.
 /// `tuning` (Tuning::row_*; 0 = the defaults 4, 32, 512) overrides the thread layout;
 /// `mask_bytes` (forward: 0 none, 1 boolean, else the additive mask's element size) sizes
-/// a staged row's shared memory. `rows_pair`: whether rows 2u and 2u + 1 may share a unit
-/// (false where a mask or causal limit is indexed by query and the query count is odd).
+/// a staged row's shared memory.
 SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, bool backward = false,
-                                    const Tuning& tuning = {}, int mask_bytes = 0, bool rows_pair = true);
+                                    const Tuning& tuning = {}, int mask_bytes = 0);
 
 }  // namespace bandjit

@@ -110,8 +110,7 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, StatsOp op, RowSt
 #endif
 
 // Where this thread works: row, and its lane among the row's kRowThreads threads (rank
-// `rank` of a cluster row covers lanes rank · kThreads …). With kRowBundle = 2 (the forward's
-// two-row units, below) `row` counts units.
+// `rank` of a cluster row covers lanes rank · kThreads …).
 template <class Cfg>
 struct RowLane {
   i64 row;
@@ -122,7 +121,7 @@ struct RowLane {
       constexpr int R = Cfg::kRowThreads;
       row = i64(blockIdx.x) * Cfg::kRowsPerBlock + threadIdx.x / R;
       lane = threadIdx.x % R;
-      active = row < Cfg::kRows / Cfg::kRowBundle;
+      active = row < Cfg::kRows;
     } else {
       row = blockIdx.x / Cfg::kCluster;
       lane = rank * Cfg::kThreads + threadIdx.x;
@@ -131,39 +130,27 @@ struct RowLane {
   }
 };
 
-// Two-row units (kRowBundle = 2, the forward in registers): a 16-bit row of L ≡ 4 (mod 8)
-// elements is 8 bytes short of a 16-byte multiple, two of them are not, so a thread group
-// takes rows 2u and 2u + 1 as one unit of W = 2L elements in 16-byte pieces (8-byte boolean
-// mask pieces). Unit position i belongs to the second row when i ≥ L; the mask rows of the
-// two (queries q, q + 1 of one batch and head: the generator asks for an even query count)
-// lie side by side too, so the unit reads x at u·W + i and the mask at its first row + i.
+// Loads this lane's pieces of row `row` as v = (scale · x + mask) · log2(e), −inf at removed
+// keys and past the row; returns the lane's (max, Σ e^(v − max)) and leaves v = e^(v − max),
+// for v = scale·x + mask.
 template <class Cfg>
-__device__ __forceinline__ bool second_row(int i) {
-  return Cfg::kRowBundle == 2 && i >= Cfg::kRowLength;
-}
-
-// This lane's pieces of row (unit) `row` as v = scale·x + mask, −inf at removed keys and past
-// the row; returns the lane's maximum over the positions where `second_row` is `second`.
-template <class Cfg>
-__device__ __forceinline__ float2 load_row_values(const typename Cfg::T* x, const void* mask, i64 row, int lane,
-                                                  bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
+__device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const void* mask, i64 row, int lane,
+                                                 bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
   using T = typename Cfg::T;
   constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
-  constexpr int B = Cfg::kRowBundle;
   typedef typename RawPiece<sizeof(T) * V>::type Raw;
-  const int q = int(row * B % Q);
-  const i64 mask_row = (row * B / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
-  const int last_key = q + (L - Q);                                  // causal: keys after it are removed
-  float2 m = make_float2(neg_inf(), neg_inf());
+  const int q = int(row % Q);
+  const i64 mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
+  const int last_key = q + (L - Q);                              // causal: keys after it are removed
+  float m = neg_inf();
 #pragma unroll
   for (int e = 0; e < NV; ++e) {
     const int piece = lane + e * Cfg::kRowThreads;
     const int j0 = piece * V;
     const bool in_row = active && (NV * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces);
     // A piece wholly past the causal limit is not read: it becomes zeros whatever x holds.
-    // (Units read every piece; their causal test below is per position.)
-    const bool needed = in_row && !(B == 1 && Cfg::kCausal && j0 > last_key);
-    const Raw raw = needed ? load_piece<T, V>(x + row * (L * B) + j0) : Raw{};
+    const bool needed = in_row && !(Cfg::kCausal && j0 > last_key);
+    const Raw raw = needed ? load_piece<T, V>(x + row * L + j0) : Raw{};
     const T* in = reinterpret_cast<const T*>(&raw);
     if constexpr (Cfg::kMask == kMaskBool) {
       typedef typename RawPiece<V>::type MaskRaw;
@@ -183,51 +170,27 @@ __device__ __forceinline__ float2 load_row_values(const typename Cfg::T* x, cons
     }
 #pragma unroll
     for (int c = 0; c < V; ++c) {
-      const bool second = second_row<Cfg>(j0 + c);  // its key: j0 + c − L, its last key: last_key + 1
-      if (!in_row || (Cfg::kCausal && j0 + c - (second ? L : 0) > last_key + int(second))) v[e][c] = neg_inf();
-      if (second) m.y = fmaxf(m.y, v[e][c]);
-      else m.x = fmaxf(m.x, v[e][c]);
+      if (!in_row || (Cfg::kCausal && j0 + c > last_key)) v[e][c] = neg_inf();
+      m = fmaxf(m, v[e][c]);
     }
   }
-  return m;
-}
-
-// load_row_values, then v = e^(v − max) and the lane's (max, Σ e^(v − max)) of each row of
-// the unit (.second: none with one row a unit).
-struct UnitStats {
-  RowStats first, second;
-};
-template <class Cfg>
-__device__ __forceinline__ UnitStats load_unit_exp(const typename Cfg::T* x, const void* mask, i64 row, int lane,
-                                                   bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
-  const float2 m = load_row_values<Cfg>(x, mask, row, lane, active, v);
   // A lane whose keys are all removed has m = −inf: subtracting 0 keeps every value at 2^−inf = 0.
-  const float2 shift = make_float2(m.x == neg_inf() ? 0.f : m.x, m.y == neg_inf() ? 0.f : m.y);
-  float2 s = make_float2(0.f, 0.f);
+  const float shift = m == neg_inf() ? 0.f : m;
+  float s = 0.f;
 #pragma unroll
-  for (int e = 0; e < Cfg::kPiecesPerThread; ++e)
+  for (int e = 0; e < NV; ++e)
 #pragma unroll
-    for (int c = 0; c < Cfg::kVec; ++c) {
-      const bool second = second_row<Cfg>((lane + e * Cfg::kRowThreads) * Cfg::kVec + c);
-      v[e][c] = exp2_approx((v[e][c] - (second ? shift.y : shift.x)) * kLog2e);
-      if (second) s.y += v[e][c];
-      else s.x += v[e][c];
+    for (int c = 0; c < V; ++c) {
+      v[e][c] = exp2_approx((v[e][c] - shift) * kLog2e);
+      s += v[e][c];
     }
-  return {{m.x, s.x}, {m.y, s.y}};
+  return {m, s};
 }
 
-// One row a unit: the lane's (max, Σ e^(v − max)) of its row, v = e^(v − max).
-template <class Cfg>
-__device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const void* mask, i64 row, int lane,
-                                                 bool active, float (&v)[Cfg::kPiecesPerThread][Cfg::kVec]) {
-  static_assert(Cfg::kRowBundle == 1, "two-row units: load_unit_exp");
-  return load_unit_exp<Cfg>(x, mask, row, lane, active, v).first;
-}
-
-// y = v · factor for this lane's pieces of the row (unit: factor.y for its second row).
+// y = v · factor for this lane's pieces of the row.
 template <class Cfg>
 __device__ __forceinline__ void store_row(typename Cfg::T* y, i64 row, int lane, bool active,
-                                          const float (&v)[Cfg::kPiecesPerThread][Cfg::kVec], float2 factor) {
+                                          const float (&v)[Cfg::kPiecesPerThread][Cfg::kVec], float factor) {
   using T = typename Cfg::T;
   constexpr int V = Cfg::kVec;
 #pragma unroll
@@ -237,8 +200,8 @@ __device__ __forceinline__ void store_row(typename Cfg::T* y, i64 row, int lane,
     typename RawPiece<sizeof(T) * V>::type raw;
     T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
-    for (int c = 0; c < V; ++c) out[c] = from_float<T>(v[e][c] * (second_row<Cfg>(piece * V + c) ? factor.y : factor.x));
-    store_piece<T, V>(y + row * (Cfg::kRowLength * Cfg::kRowBundle) + piece * V, raw);
+    for (int c = 0; c < V; ++c) out[c] = from_float<T>(v[e][c] * factor);
+    store_piece<T, V>(y + row * Cfg::kRowLength + piece * V, raw);
   }
 }
 
@@ -384,7 +347,6 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   constexpr int NV = Cfg::kPiecesPerThread, V = Cfg::kVec, CL = Cfg::kCluster;
   constexpr int RB = Cfg::kRowThreads / CL;  // threads of a row inside one block
   static_assert(CL == 1 || Cfg::kRowsPerBlock == 1, "a cluster row fills its blocks");
-  static_assert(Cfg::kRowBundle == 1 || !Cfg::kStaged, "two-row units are held in registers");
   __shared__ RowStats scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
   float v[NV][V];
   if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
@@ -422,14 +384,6 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
       const RowStats part = r.stats();
       r.store(y, part.m, lane_factor(part, row));
     }
-  } else if constexpr (Cfg::kRowBundle == 2) {
-    static_assert(CL == 1 && RB <= 32, "two-row units: a warp or less a unit (shuffles only)");
-    const RowLane<Cfg> at(0);
-    const UnitStats mine = load_unit_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
-    const RowStats first = block_row_reduce<RB>(mine.first, StatsOp{}, scratch);
-    const RowStats second = block_row_reduce<RB>(mine.second, StatsOp{}, scratch);
-    store_row<Cfg>(y, at.row, at.lane, at.active, v,
-                   make_float2(lane_factor(mine.first, first), lane_factor(mine.second, second)));
   } else if constexpr (CL == 1 || kClusters) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
@@ -438,7 +392,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     __shared__ RowStats slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &slot);
 #endif
-    store_row<Cfg>(y, at.row, at.lane, at.active, v, make_float2(lane_factor(mine, row), 0.f));
+    store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)
     if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
 #endif
@@ -457,7 +411,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     for (int rank = 0; rank < CL; ++rank) {
       const RowLane<Cfg> at(rank);
       const RowStats part = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
-      store_row<Cfg>(y, at.row, at.lane, at.active, v, make_float2(lane_factor(part, row), 0.f));
+      store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(part, row));
     }
   }
 }

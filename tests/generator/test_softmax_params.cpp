@@ -63,15 +63,9 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
                            131072}) {
       const SoftmaxRowTiling t = softmax_row_tiling(1 << 14, L, d);
       INFO(to_string(d) << " L " << L);
-      // Two-row units exactly for 16-bit L ≡ 4 (mod 8) within a warp; the fields describe a unit.
-      if (t.row_bundle == 2) CHECK((element_size(d) == 2 && L % 8 == 4 && t.row_threads <= 32 && t.vec == 8));
-      CHECK(t.row_bundle == (element_size(d) == 2 && L % 8 == 4 && L < 512 ? 2 : 1));  // a warp: ≤ 128 pieces
-      CHECK(L * t.row_bundle % t.vec == 0);
+      CHECK(L % t.vec == 0);
       CHECK(t.vec * element_size(d) <= 16);
-      CHECK(t.pieces * t.vec == L * t.row_bundle);
-      CHECK(softmax_row_tiling(1 << 14, L, d, true).row_bundle == 1);             // the backward: one row
-      CHECK(softmax_row_tiling((1 << 14) + 1, L, d).row_bundle == 1);             // odd rows
-      CHECK(softmax_row_tiling(1 << 14, L, d, false, {}, 1, false).row_bundle == 1);  // odd query count
+      CHECK(t.pieces * t.vec == L);
       CHECK(t.row_threads * t.pieces_per_thread >= t.pieces);
       CHECK(t.row_threads * (t.pieces_per_thread - 1) < t.pieces);  // no thread without a piece
       if (t.staged)  // long 16-bit rows through shared memory: within every sm_80+ card's 99 KiB
@@ -87,14 +81,10 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
       if (t.row_threads / t.cluster > 32) CHECK((t.row_threads / t.cluster) % 32 == 0);
       if (t.row_threads < 32) CHECK((t.row_threads & (t.row_threads - 1)) == 0);
       if (t.cluster > 1) CHECK(t.blocks == (1 << 14) * t.cluster);
-      CHECK(t.blocks * t.rows_per_block * t.row_bundle >= (1 << 14));
     }
   // 16-byte pieces wherever L allows them, clusters only past one block's worth.
   CHECK(softmax_row_tiling(100, 1024, DType::float16).vec == 8);
-  CHECK(softmax_row_tiling(100, 100, DType::float16).vec == 8);  // two-row units of 16-byte pieces
-  Tuning one_row;
-  one_row.row_bundle = 1;
-  CHECK(softmax_row_tiling(100, 100, DType::float16, false, one_row).vec == 4);
+  CHECK(softmax_row_tiling(100, 100, DType::float16).vec == 4);
   CHECK(softmax_row_tiling(100, 16384, DType::float32).cluster == 1);
   CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 8);   // 8 × 256 threads
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 4);  // staged: 4 × 256 threads × 8 pieces

@@ -19,7 +19,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int ROWS, int L, int H, int Q, int MASK, bool CAUSAL, int V, int R, int NV, int CL, int RPB,
-          int THREADS, bool STAGED = false, int BUNDLE = 1>
+          int THREADS, bool STAGED = false>
 struct SmCfg {
   using T = T_;
   static constexpr long long kRows = ROWS;
@@ -28,18 +28,10 @@ struct SmCfg {
   static constexpr float kScaleLog2e = 0.75f * 1.4426950408889634f;
   static constexpr int kMask = MASK;
   static constexpr bool kCausal = CAUSAL;
-  static constexpr int kVec = V, kPieces = L * BUNDLE / V, kRowThreads = R, kPiecesPerThread = NV;
+  static constexpr int kVec = V, kPieces = L / V, kRowThreads = R, kPiecesPerThread = NV;
   static constexpr int kCluster = CL, kRowsPerBlock = RPB, kThreads = THREADS;
   static constexpr bool kStaged = STAGED;
-  static constexpr int kRowBundle = BUNDLE;  // two-row units: kPieces, R and NV describe a unit of 2L
 };
-
-// Whether the generator may pair rows 2u, 2u + 1 (a mask or causal limit indexed by query
-// needs an even query count).
-template <class Cfg>
-constexpr bool rows_pair() {
-  return (Cfg::kMask == kMaskNone && !Cfg::kCausal) || Cfg::kQueries % 2 == 0;
-}
 
 int mask_bytes_of(int mask, int element_bytes) { return mask == kMaskBool ? 1 : mask == kMaskAdditive ? element_bytes : 0; }
 
@@ -52,7 +44,7 @@ template <class Cfg>
 void check_tiling(bool backward, const Tuning& tuning) {
   const SoftmaxRowTiling t =
       softmax_row_tiling(Cfg::kRows, Cfg::kRowLength, std::is_same_v<typename Cfg::T, float> ? DType::float32 : DType::float16,
-                         backward, tuning, backward ? 0 : mask_bytes_of(Cfg::kMask, sizeof(typename Cfg::T)), rows_pair<Cfg>());
+                         backward, tuning, backward ? 0 : mask_bytes_of(Cfg::kMask, sizeof(typename Cfg::T)));
   INFO((backward ? "backward" : "forward") << " tiling");
   REQUIRE(t.vec == Cfg::kVec);
   REQUIRE(t.pieces == Cfg::kPieces);
@@ -62,7 +54,6 @@ void check_tiling(bool backward, const Tuning& tuning) {
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.staged == (Cfg::kStaged && !backward));
-  REQUIRE(t.row_bundle == Cfg::kRowBundle);
 }
 
 // Cfg: the forward's tiling; BCfg: the backward's (the same for 16-bit types).
@@ -75,7 +66,7 @@ void run_case(bool in_place, const Tuning& tuning = {}) {
   check_tiling<Cfg>(false, tuning);
   check_tiling<BCfg>(true, tuning);
   const SoftmaxRowTiling t = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, false, tuning,
-                                                mask_bytes_of(Cfg::kMask, sizeof(T)), rows_pair<Cfg>());
+                                                mask_bytes_of(Cfg::kMask, sizeof(T)));
   const SoftmaxRowTiling bt = softmax_row_tiling(rows, L, f32 ? DType::float32 : DType::float16, true, tuning);
   std::vector<uint4> stage(t.stage_bytes / 16 + 1);  // a staged forward's dynamic shared memory
 
@@ -162,28 +153,12 @@ void run_case(bool in_place, const Tuning& tuning = {}) {
 TEST_CASE("sim: softmax rows of a few lanes, masks, causal, odd L", "[sim]") {
   // L = 100 float32: 16-byte pieces, 16 lanes × 2 pieces (32 bytes a thread); boolean mask and causal.
   run_case<SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 16, 2, 1, 4, 64>>(false);
-  // L = 100 float16, one row a unit (BANDJIT_ROW_BUNDLE=0): 8-byte pieces; additive mask with −inf, in place.
-  Tuning one_row;
-  one_row.row_bundle = 1;
-  run_case<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(true, one_row);
+  // L = 100 float16: 8-byte pieces; additive mask with −inf, in place.
+  run_case<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(true);
   // L = 37 float16: element pieces, 4 lanes × 10; causal with more queries than keys.
   run_case<SmCfg<__half, 2 * 3 * 41, 37, 3, 41, kMaskNone, true, 1, 4, 10, 1, 16, 64>>(false);
   // L = 32 float16: two threads per row, 2 pieces each.
   run_case<SmCfg<__half, 300, 32, 1, 300, kMaskBool, false, 8, 2, 2, 1, 32, 64>>(true);
-}
-
-TEST_CASE("sim: softmax forward, two 16-bit rows of L ≡ 4 (mod 8) as one unit", "[sim]") {
-  // L = 100: 16-byte pieces of x, 8-byte ones of the boolean mask, 16 lanes × 2 pieces a
-  // unit; causal; mask row 1 (the second row of unit 0) removes every key. The backward
-  // keeps one row a unit.
-  run_case<SmCfg<__half, 24, 100, 2, 4, kMaskBool, true, 8, 16, 2, 1, 4, 64, false, 2>,
-           SmCfg<__half, 24, 100, 2, 4, kMaskBool, true, 4, 8, 4, 1, 8, 64>>(false);
-  // L = 12: a unit is three pieces, the middle one half in each row; additive mask, causal
-  // with fewer keys than queries past the diagonal, in place.
-  run_case<SmCfg<__half, 36, 12, 3, 6, kMaskAdditive, true, 8, 2, 2, 1, 32, 64, false, 2>,
-           SmCfg<__half, 36, 12, 3, 6, kMaskAdditive, true, 4, 1, 3, 1, 64, 64>>(true);
-  // An odd query count with a mask keeps one row a unit.
-  run_case<SmCfg<__half, 30, 100, 2, 5, kMaskBool, false, 4, 8, 4, 1, 8, 64>>(false);
 }
 
 TEST_CASE("sim: softmax rows over several warps of one block", "[sim]") {
