@@ -144,6 +144,11 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
 }
 }  // namespace
 
+bool layer_norm_wants_units(std::int64_t rows, int hidden, DType dtype, bool backward, const Tuning& tuning) {
+  const bool on = tuning.row_bundle ? tuning.row_bundle == 2 : !backward;
+  return on && element_size(dtype) == 2 && hidden % 8 == 4 && rows % 2 == 0;
+}
+
 LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
                                   const Tuning& tuning) {
   // A 16-bit row of H ≡ 4 (mod 8) elements is 8 bytes short of a 16-byte multiple: alone it
@@ -154,10 +159,9 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   // (74 % at best over eleven layouts), so by default only the forward takes units.
   // Tuning::row_bundle off (BANDJIT_ROW_BUNDLE=0) keeps one row a unit, on gives the backward
   // units too.
-  const bool bundle = tuning.row_bundle ? tuning.row_bundle == 2 : !backward;
-  if (bundle && element_size(dtype) == 2 && hidden % 8 == 4 && rows % 2 == 0) {
+  if (layer_norm_wants_units(rows, hidden, dtype, backward, tuning)) {
     LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, tuning);
-    if (t.cluster_blocks == 1 && t.chunks == 1 && t.vec % 4 == 0) {
+    if (t.cluster_blocks == 1 && t.chunks == 1) {
       t.row_bundle = 2;
       return t;
     }
@@ -308,9 +312,27 @@ Tuning backward_defaults(const json& p, const Tuning& tuning) {
 }
 
 LayerNormTiling tiling_of(const json& p, bool backward, const Tuning& tuning) {
-  const auto t = layer_norm_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(), dtype_of(p), backward,
-                                   p.at("weight").get<bool>(), p.at("bias").get<bool>(),
-                                   backward ? backward_defaults(p, tuning) : forward_defaults(p, tuning));
+  const std::int64_t rows = p.at("rows").get<std::int64_t>();
+  const int hidden = p.at("hidden").get<int>();
+  auto tiling = [&](const json& shape, Tuning knobs) {
+    return layer_norm_tiling(rows, hidden, dtype_of(p), backward, p.at("weight").get<bool>(), p.at("bias").get<bool>(),
+                             backward ? backward_defaults(shape, knobs) : forward_defaults(shape, knobs));
+  };
+  // Two-row units take the defaults of their own shape (rows / 2 rows of 2H); where the unit
+  // does not fit one block, one row a unit with its own.
+  LayerNormTiling t;
+  bool units = false;
+  if (layer_norm_wants_units(rows, hidden, dtype_of(p), backward, tuning)) {
+    json unit = p;
+    unit["rows"] = rows / 2, unit["hidden"] = 2 * hidden;
+    t = tiling(unit, tuning);
+    units = t.row_bundle == 2;
+  }
+  if (!units) {
+    Tuning one_row = tuning;
+    one_row.row_bundle = 1;
+    t = tiling(p, one_row);
+  }
   // The parameter check bounds rows for the default tiling; a tuned one may take more blocks.
   if (t.blocks > 2147483647)
     throw Error(ErrorKind::invalid_problem,

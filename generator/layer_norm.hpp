@@ -44,6 +44,11 @@ struct LayerNormTiling {
 LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
                                   const Tuning& tuning = {});
 
+/// Whether the problem asks for two-row units (16-bit, hidden ≡ 4 mod 8, even rows; the
+/// forward unless Tuning::row_bundle says otherwise); the tiling takes them where a unit fits
+/// one block in registers.
+bool layer_norm_wants_units(std::int64_t rows, int hidden, DType dtype, bool backward, const Tuning& tuning);
+
 /// Appends layer_norm and layer_norm_backward to the registry list.
 void append_layer_norm_families(std::vector<Family>& families);
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "generator/tile_config.hpp"
 
 namespace bandjit {
 namespace {
@@ -30,6 +31,14 @@ SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_b
   t.threads = t.row_threads / t.cluster;
   t.blocks = rows * t.cluster;
   t.stage_bytes = static_cast<std::uint32_t>(t.threads) * t.pieces_per_thread * slot_bytes;
+  // The defaults stay within every sm_80+ card's 99 KiB; the knobs can ask for more than any holds.
+  if (t.stage_bytes > kMaxSharedBytes)
+    throw Error(ErrorKind::invalid_problem,
+                fmt::format("a staged row of {} pieces needs {} bytes of shared memory a block with {} pieces a "
+                            "thread in blocks of {} threads (BANDJIT_ROW_PIECES, BANDJIT_ROW_BLOCK_THREADS); at most "
+                            "{} fit an SM: use fewer",
+                            t.pieces, t.stage_bytes, t.pieces_per_thread, t.threads, kMaxSharedBytes),
+                {{"field", "BANDJIT_ROW_BLOCK_THREADS"}, {"value", std::to_string(t.threads)}});
   return t;
 }
 }  // namespace

@@ -174,8 +174,8 @@ __device__ __forceinline__ void cluster_finish() {
 #endif
 }
 
-// Σg and Σg·x̂ of one piece (g = dy·w; w_at: the weights of the piece's first column; i0:
-// its unit position; .y of the float2s: the unit's second row).
+// Σg and Σg·x̂ of one piece (g = dy·w; i0: the piece's first unit position, w_at: weight + i0,
+// so a second-row quad reads H before it; .y of the float2s: the unit's second row).
 template <class Cfg, class Raw>
 __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw_x, const float* w_at, int i0,
                                                float2 mean2, float2 rstd2, float2& sg, float2& sgx) {
@@ -278,7 +278,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
               const int p = S::piece(k, e, lr);
               if (p >= P) continue;
               float v[V];
-              ln::unpack<V, T>(*reinterpret_cast<const Raw*>(x + row * H + r2 * HS + p * V), v);
+              ln::unpack<V, T>(*reinterpret_cast<const Raw*>(x + row * S::W + r2 * HS + p * V), v);
 #pragma unroll
               for (int c = 0; c < V; ++c) acc += squares ? (v[c] - center) * (v[c] - center) : v[c];
             }
@@ -487,7 +487,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
           for (int e = 0; e < NV; ++e) {
             const int p = S::piece(k, e, lr);
             if (p >= P) continue;
-            const i64 at = row * H + r2 * HS + p * V;
+            const i64 at = row * S::W + r2 * HS + p * V;
             ln::add_piece_sums<Cfg>(*reinterpret_cast<const Raw*>(dy + at), *reinterpret_cast<const Raw*>(x + at),
                                     weight + r2 * HS + p * V, p * V, mean, rstd, sg, sgx);
           }

@@ -241,6 +241,11 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
     CHECK(layout(even) == layout(f32));
     CHECK(has(source("layer_norm_backward", 671088, 100, dtype), "kRowBundle = 1"));
   }
+  // The per-size defaults come from the unit's shape: H = 12 float16 units are 3 pieces of
+  // 16 bytes, 2 a thread (≤ 32 bytes), where one row's 3 pieces of 8 bytes took 4 a thread.
+  const std::string h12 = source("layer_norm", 1000, 12, "float16");
+  CHECK(has(h12, "kRowBundle = 2"));
+  CHECK(has(h12, "kRowThreads = 2, kPiecesPerThread = 2"));
   // BANDJIT_ROW_BUNDLE=0 keeps one row a unit, =1 gives the backward units too; every tiling
   // stays valid either way.
   Tuning off, on;

@@ -92,6 +92,17 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   Tuning staged;
   staged.row_staged = 2;
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, staged, 1).stage_bytes == 256 * 8 * (16 + 8));
+  // Knobs that would need more shared memory than an SM has are refused, naming them.
+  Tuning big = staged;
+  big.row_block_threads = 1024;
+  try {
+    softmax_row_tiling(100, 65536, DType::bfloat16, false, big, 2);  // 1024 × 8 × (16 + 16) bytes
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::invalid_problem);
+    CHECK(std::string(e.what()).find("BANDJIT_ROW_BLOCK_THREADS") != std::string::npos);
+  }
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, big).stage_bytes == 1024 * 8 * 16);
   CHECK(softmax_row_tiling(100, 65536, DType::float16, true).cluster == 8);  // 8 × 256
   CHECK(softmax_row_tiling(100, 65536, DType::float32, true).cluster == 4);  // 4 × 1024: 256s would need 16
   CHECK(softmax_row_tiling(100, 5120, DType::float32).threads == 160);       // one 5-warp row per block

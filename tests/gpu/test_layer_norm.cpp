@@ -1,7 +1,8 @@
 // layer_norm and layer_norm_backward on the GPU against the float64 reference through the
 // check harness: every entry of tests/shapes/layer-norm.json (each hidden size of issue 7 ×
-// dtype × {weight and bias, neither, weight only}, and the 16-bit H = 100 rows again with an
-// even row count, which take two-row units), both families.
+// dtype × {weight and bias, neither, weight only}, and 16-bit H = 100 with weight and bias
+// and an even row count; the forward of the even-row 16-bit H = 100 entries takes two-row
+// units, 10485 rows keep one row a unit), both families.
 #include "bandjit/bandjit.hpp"
 #include "check/set_checks.hpp"
 #include "support/catch.hpp"

@@ -217,6 +217,11 @@ TEST_CASE("sim: layer_norm, two 16-bit rows of H ≡ 4 (mod 8) as one unit of 16
   run_backward<LnCfg<__half, 100, true, false, 90, 8, 16, 2, 1, 16, 256, 1, 1, true, true, 2>>(true, on);
   run_backward<LnCfg<__half, 100, false, true, 302, 8, 16, 2, 1, 16, 256, 4, 1, true, false, 2>>(false);
   run_backward<LnCfg<__half, 12, true, true, 42, 8, 1, 3, 1, 256, 256, 1, 1, false, false, 2>>(false);
+  // H = 516: units of two warps (the second row's sums cross warps too), without weight and
+  // bias in the forward; the forward with prefetch, units in turn past the last one.
+  run_backward<LnCfg<__half, 516, true, true, 16, 8, 64, 3, 1, 4, 256, 1, 1, false, false, 2>>(false);
+  run_forward<LnCfg<__half, 516, false, false, 16, 8, 64, 3, 1, 4, 256, 1, 1, false, false, 2>>(false);
+  run_forward<LnCfg<__half, 100, true, false, 302, 8, 8, 4, 1, 32, 256, 4, 1, true, false, 2>>(false);
 }
 
 TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "[sim]") {
