@@ -155,7 +155,7 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   // moves in 8-byte pieces, two of them in 16-byte ones (templates/layer_norm.cuh, kRowBundle).
   // So an even number of such rows is tiled as rows / 2 rows of 2H, where that keeps one block
   // a unit, in registers. Measured on the H200 at H = 100 (bench/results/2026-12-02-row-units):
-  // the forward 76 → 83 % of the copy bandwidth (bfloat16 73 → 82 %), the backward 78 → 71 %
+  // the forward 76 → 83 % of the copy bandwidth (bfloat16 73 → 82 %), the backward 79 → 71 %
   // (74 % at best over eleven layouts), so by default only the forward takes units.
   // Tuning::row_bundle off (BANDJIT_ROW_BUNDLE=0) keeps one row a unit, on gives the backward
   // units too.
