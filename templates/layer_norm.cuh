@@ -54,6 +54,8 @@ struct Shape {
     else acc.x += v;
   }
   static __device__ __forceinline__ float pick(float2 a, int i) { return second(i) ? a.y : a.x; }
+  // How far position i's column lies before it: H in the unit's second row, else 0.
+  static __device__ __forceinline__ int row_start(int i) { return second(i) ? H : 0; }
   using Raw = typename RawOf<V * static_cast<int>(sizeof(T))>::type;
   // Dynamic shared memory starts with the reduction scratch (2 floats a warp), then 4 floats
   // of cluster slots; a multiple of 4 floats, so what follows stays 16-byte aligned.
@@ -186,10 +188,10 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
   const T* in_x = reinterpret_cast<const T*>(&raw_x);
 #pragma unroll
   for (int q = 0; q < V; q += Q) {
-    const bool second = S::second(i0 + q);
-    const float mean = second ? mean2.y : mean2.x, rstd = second ? rstd2.y : rstd2.x;
+    const bool second = S::second(i0 + q);  // the quad's row of the unit (H % 4 == 0)
+    const float mean = S::pick(mean2, i0 + q), rstd = S::pick(rstd2, i0 + q);
     float w[Q];
-    if constexpr (Cfg::kWeight) load_floats<Q>(w_at + q - (second ? S::H : 0), w);
+    if constexpr (Cfg::kWeight) load_floats<Q>(w_at + q - S::row_start(i0 + q), w);
     float a = 0.f, ax = 0.f;
 #pragma unroll
     for (int c = 0; c < Q; ++c) {
@@ -347,9 +349,9 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
           constexpr int Q = ln::kQuad<V>;
-          const bool second = S::second(p * V + q);  // the quad's row of the unit (its columns: − H)
-          const float mu = second ? mean.y : mean.x, rs = second ? rstd.y : rstd.x;
-          const int wc = col + q - (second ? H : 0);
+          const int i = p * V + q;  // the quad's unit position (H % 4 == 0: one row of the unit)
+          const float mu = S::pick(mean, i), rs = S::pick(rstd, i);
+          const int wc = col + q - S::row_start(i);
           float w[Q], b[Q];
           if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + wc, w);
           if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + wc, b);
@@ -516,11 +518,11 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
         T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
 #pragma unroll
         for (int q = 0; q < V; q += Q) {  // a quad at a time: fewer live registers
-          const bool second = S::second(p * V + q);  // the quad's row of the unit (its columns: − H)
-          const float mu = second ? mean.y : mean.x, rs = second ? rstd.y : rstd.x;
-          const float mg = second ? mean_g.y : mean_g.x, mgx = second ? mean_gx.y : mean_gx.x;
+          const int i = p * V + q;  // the quad's unit position (H % 4 == 0: one row of the unit)
+          const float mu = S::pick(mean, i), rs = S::pick(rstd, i);
+          const float mg = S::pick(mean_g, i), mgx = S::pick(mean_gx, i);
           float w[Q], dxh[Q], d[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q - (second ? H : 0), w);
+          if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q - S::row_start(i), w);
 #pragma unroll
           for (int c = 0; c < Q; ++c) {
             d[c] = to_float(in_dy[q + c]);
