@@ -146,9 +146,16 @@ TEST_CASE("generator: band_softmax groups take rows in turn where a thread holds
   Problem f32 = seed;
   f32.dtype = DType::float32;
   CHECK(group_of(generate_band_softmax(f32)) == 2);
-  Problem wide = seed;  // N = 32768, w = 512: 64-thread rows of three pieces
+  // Eight rows where the grid still has ≥ 16 blocks an SM (132 SMs) with eight: B = 12, and
+  // N = 32768, w = 512 (64-thread rows of three pieces); not with the batch left to run time.
+  Problem wide = seed;
   wide.seq_len = 32768, wide.window_left = wide.window_right = 512;
-  CHECK(group_of(generate_band_softmax(wide)) == 4);
+  CHECK(group_of(generate_band_softmax(wide)) == 8);
+  Problem b12 = seed;
+  b12.batch = 12;
+  CHECK(group_of(generate_band_softmax(b12)) == 8);
+  b12.runtime_batch = true;
+  CHECK(group_of(generate_band_softmax(b12)) == 4);
   Problem f32_705 = test::band_problem(1, 12, 4096, 64, 352, 352, DType::float32);  // six pieces: one row
   CHECK(group_of(generate_band_softmax(f32_705)) == 1);
   // The grid covers every row once: blocks of rows_per_block groups of row_group rows.
