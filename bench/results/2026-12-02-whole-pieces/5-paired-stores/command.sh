@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT RUN: the session's device time was spent (the start was refused). Prepared for the next
+# NOT RUN: too little of the session's device time was left to start a machine. Prepared for the next
 # session (apply paired-stores.patch, rebuild). band_qk's Hopper kernel storing its accumulators
 # into the staging tile as 32-bit pairs (a
 # shuffle for rows of odd phase) against HEAD's binary (06a6da1 kernels, .scratch/bandjit-base
