@@ -18,17 +18,19 @@ Source generate_band_softmax(const Problem& p, const Tuning& tuning) {
   // (float16 3 pieces: 48, 63 registers in all; float32 5 pieces: 60, 64); more pieces (float32
   // 6: 79 registers; 1024-thread rows: spills, found by review) keep one row.
   // 16-bit rows take eight rows a group where that still leaves at least 16 blocks for each
-  // of 132 SMs: B = 12 350.4 → 342.7 µs (81 → 83 %), N = 32768 w = 512 473.1 → 452.2 (80 →
-  // 84 %); the seed (768 blocks at eight) keeps four, 35.7–36.0 against 36.1–36.5; 3, 6, 12 and
-  // 16 rows were no better anywhere, float32 best at two (bench/results/
-  // 2026-12-02-whole-pieces/3-softmax-groups).
+  // of kAssumedSms SMs (not with the batch left to run time: the source must not depend on
+  // it). Sweep of 2–16 rows (bench/results/2026-12-02-whole-pieces/3-softmax-groups, out-2),
+  // 4 → 8 rows: B = 12 350.4 → 342.7 µs (81 → 83 %), N = 32768 w = 512 473.1 → 452.2 (80 →
+  // 84 %); the seed (768 blocks at eight) keeps four, 35.7–36.0 against 36.1–36.5. No other
+  // count beat these defaults; float32 is best at two. The A/B of the final code (out-3)
+  // agrees: 351.3 → 343.3 and 474.3 → 453.4.
   // Tuning::row_prefetch off (BANDJIT_ROW_PREFETCH=0) keeps one row, on forces it, and
   // Tuning::row_waves sets the rows.
   const SoftmaxTiling one = band_softmax_tiling(p);
   const int values = one.pieces_per_thread * (16 / static_cast<int>(element_size(p.dtype)));
   const bool fits = 2 * 4 * one.pieces_per_thread + values <= 60 && one.row_threads <= 64;
   const bool rows_in_turn = tuning.row_prefetch ? tuning.row_prefetch == 2 : fits;
-  const bool many_blocks = band_softmax_tiling(p, 8).blocks * (p.runtime_batch ? 1 : p.batch) >= 16 * 132;
+  const bool many_blocks = band_softmax_tiling(p, 8).blocks * (p.runtime_batch ? 1 : p.batch) >= 16 * kAssumedSms;
   const int group = !rows_in_turn         ? 1
                     : tuning.row_waves    ? tuning.row_waves
                     : p.dtype == DType::float32 ? 2

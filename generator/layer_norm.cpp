@@ -7,16 +7,16 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "generator/tile_config.hpp"
 
 namespace bandjit {
 namespace {
 
 using nlohmann::json;
 
-// The backward's grid is one wave of resident blocks on this many SMs (H100/H200 SXM): every
-// block then adds its column sums once. The generator does not know the device; on a GPU with
-// fewer SMs the grid is a little over one wave (correct, a little slower).
-constexpr int kAssumedSms = 132;
+// The backward's grid is one wave of resident blocks on kAssumedSms SMs (tile_config.hpp):
+// every block then adds its column sums once; on a GPU with fewer SMs the grid is a little
+// over one wave (correct, a little slower).
 constexpr std::uint32_t kSharedBudget = 160 * 1024;  // column sums per block (A100: 163 KiB)
 
 int next_pow2(std::int64_t n) {

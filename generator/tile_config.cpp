@@ -104,7 +104,7 @@ BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals, in
   fill_grid(t, p);
   // (A run-time batch must not change the source: it counts as one sequence here.)
   const std::int64_t tiles = std::int64_t{t.tiles_per_batch} * t.diagonal_chunks * (p.runtime_batch ? 1 : p.batch);
-  t.run_tiles = static_cast<int>(std::clamp<std::int64_t>(tiles / (3 * 132 * t.min_blocks), 1, 16));
+  t.run_tiles = static_cast<int>(std::clamp<std::int64_t>(tiles / (3 * kAssumedSms * t.min_blocks), 1, 16));
   fill_grid(t, p);
   // The Hopper kernel: one warpgroup per 64 rows × a chunk of at most 560 diagonals, two
   // blocks per SM (QkWgmmaSmem: 1 KiB slack, Q and four K tiles of 8 KiB, the staging tile, 64

@@ -138,6 +138,9 @@ int pieces_per_row(std::int64_t diagonals, DType dtype);
 
 /// Most dynamic shared memory a block may use on sm_90 (bytes).
 constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;
+/// SMs the generator sizes grids for (H100/H200 SXM): it does not know the device, and on a
+/// GPU with another count those grids are correct, a little off balance.
+constexpr int kAssumedSms = 132;
 /// Most a block may use on every target bandjit builds for (sm_86/sm_89: 99 KiB; sm_80 163).
 constexpr std::uint32_t kPortableSharedBytes = 99 * 1024;
 

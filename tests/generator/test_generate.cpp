@@ -156,6 +156,22 @@ TEST_CASE("generator: band_softmax groups take rows in turn where a thread holds
   CHECK(group_of(generate_band_softmax(b12)) == 8);
   b12.runtime_batch = true;
   CHECK(group_of(generate_band_softmax(b12)) == 4);
+  b12.runtime_batch = false;
+  Tuning four;
+  four.row_waves = 4;  // the knob still wins
+  CHECK(group_of(generate_band_softmax(b12, four)) == 4);
+  Problem bf16 = b12;  // bfloat16 as float16 (not measured apart)
+  bf16.dtype = DType::bfloat16;
+  CHECK(group_of(generate_band_softmax(bf16)) == 8);
+  // The threshold: 16 × kAssumedSms = 2112 blocks at eight rows (64 rows a block here, C = 513):
+  // 11 heads × 12288 positions fill 2112 blocks; × 12282 positions, 2111.
+  Problem edge = seed;
+  edge.heads = 11, edge.seq_len = 12288;
+  CHECK(band_softmax_tiling(edge, 8).blocks == 2112);
+  CHECK(group_of(generate_band_softmax(edge)) == 8);
+  edge.seq_len = 12282;
+  CHECK(band_softmax_tiling(edge, 8).blocks == 2111);
+  CHECK(group_of(generate_band_softmax(edge)) == 4);
   Problem f32_705 = test::band_problem(1, 12, 4096, 64, 352, 352, DType::float32);  // six pieces: one row
   CHECK(group_of(generate_band_softmax(f32_705)) == 1);
   // The grid covers every row once: blocks of rows_per_block groups of row_group rows.
@@ -169,7 +185,8 @@ TEST_CASE("generator: band_softmax groups take rows in turn where a thread holds
                   << " threads a row");
       // Two rows' raw pieces and one row's values in ≤ 60 registers, rows of ≤ 64 threads.
       const bool measured = 8 * one.pieces_per_thread + values <= 60 && one.row_threads <= 64;
-      CHECK(group == (!measured ? 1 : dt == DType::float32 ? 2 : 4));
+      const bool many_blocks = band_softmax_tiling(p, 8).blocks * p.batch >= 16 * kAssumedSms;
+      CHECK(group == (!measured ? 1 : dt == DType::float32 ? 2 : many_blocks ? 8 : 4));
       const SoftmaxTiling t = band_softmax_tiling(p, group);
       const std::int64_t block_rows = std::int64_t(t.rows_per_block) * t.row_group, rows = p.heads * p.seq_len;
       CHECK(t.blocks * block_rows >= rows);

@@ -104,4 +104,10 @@ TEST_CASE("sim: band_softmax with rows taken in turn, the next one loaded early"
       band_problem(2, 2, 60, 64, 30, 30, DType::float16, {2}), true);
   run_case<SoftmaxCfg<__half, 1, 1, 608, 600, 499, kLayoutBNHD, 1, kMaskNone, 64, 3, 4, false, 4>>(
       band_problem(1, 1, 608, 64, 600, 499, DType::float16), true);
+  // Eight rows a group (the default for large 16-bit grids): two batches of 140 rows, and
+  // 64-thread rows over 604 rows; both end in a partial group.
+  run_case<SoftmaxCfg<__half, 2, 2, 70, 256, 256, kLayoutBNHD, 1, kMaskNone, 32, 3, 8, false, 8>>(
+      band_problem(2, 2, 70, 64, 256, 256, DType::float16), true);
+  run_case<SoftmaxCfg<__half, 1, 1, 604, 600, 499, kLayoutBNHD, 1, kMaskNone, 64, 3, 4, false, 8>>(
+      band_problem(1, 1, 604, 64, 600, 499, DType::float16), false);
 }

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# band_softmax: rows per thread group 3, 4, 6, 8, 12 on the float16 problems (and 2, 3 in
-# float32), with HEAD's kernels built by a binary whose BANDJIT_ROW_WAVES also takes 3, 6 and
+# band_softmax: rows per thread group 2, 3, 4, 6, 8, 12 on every problem of shapes.json, with HEAD's kernels built by a binary whose BANDJIT_ROW_WAVES also takes 3, 6 and
 # 12 (knob-values.patch; the kernel takes any count). Seed float16: 12 rows a group is 512
 # blocks, one wave of 4 blocks on each of 132 SMs. Carry .scratch/bandjit-g.
 R=bench/results/2026-12-02-whole-pieces/3-softmax-groups; o=$OUT/r4; mkdir -p $o
