@@ -30,7 +30,7 @@ Source generate_band_softmax(const Problem& p, const Tuning& tuning) {
   const int values = one.pieces_per_thread * (16 / static_cast<int>(element_size(p.dtype)));
   const bool fits = 2 * 4 * one.pieces_per_thread + values <= 60 && one.row_threads <= 64;
   const bool rows_in_turn = tuning.row_prefetch ? tuning.row_prefetch == 2 : fits;
-  const bool many_blocks = band_softmax_tiling(p, 8).blocks * (p.runtime_batch ? 1 : p.batch) >= 16 * kAssumedSms;
+  const bool many_blocks = band_softmax_tiling(p, 8).blocks * sized_batch(p) >= 16 * kAssumedSms;
   int group = 1;
   if (rows_in_turn) group = tuning.row_waves ? tuning.row_waves : p.dtype == DType::float32 ? 2 : many_blocks ? 8 : 4;
   const SoftmaxTiling t = band_softmax_tiling(p, group);

@@ -102,8 +102,7 @@ BandTiling band_qk_tiling(const Problem& p, int tile_rows, int max_diagonals, in
   // loads, short enough to leave ~3 waves of blocks on a 132-SM card for balance.
   t.run_tiles = 1;
   fill_grid(t, p);
-  // (A run-time batch must not change the source: it counts as one sequence here.)
-  const std::int64_t tiles = std::int64_t{t.tiles_per_batch} * t.diagonal_chunks * (p.runtime_batch ? 1 : p.batch);
+  const std::int64_t tiles = std::int64_t{t.tiles_per_batch} * t.diagonal_chunks * sized_batch(p);
   t.run_tiles = static_cast<int>(std::clamp<std::int64_t>(tiles / (3 * kAssumedSms * t.min_blocks), 1, 16));
   fill_grid(t, p);
   // The Hopper kernel: one warpgroup per 64 rows × a chunk of at most 560 diagonals, two

@@ -141,6 +141,9 @@ constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;
 /// SMs the generator sizes grids for (H100/H200 SXM): it does not know the device, and on a
 /// GPU with another count those grids are correct, a little off balance.
 constexpr int kAssumedSms = 132;
+/// Sequences a grid-size heuristic may count on: the batch, or 1 when the batch is a launch
+/// argument (the source must not depend on it).
+inline std::int64_t sized_batch(const Problem& problem) { return problem.runtime_batch ? 1 : problem.batch; }
 /// Most a block may use on every target bandjit builds for (sm_86/sm_89: 99 KiB; sm_80 163).
 constexpr std::uint32_t kPortableSharedBytes = 99 * 1024;
 
