@@ -9,7 +9,7 @@ namespace bandjit {
 Source generate_band_pv(const Problem& p, const Tuning& tuning) {
   validate(p);
   const BandTiling t = band_pv_tiling(p, tuning.tile_rows, tuning.tile_diagonals, tuning.pv_wgmma,
-                                      tuning.pv_wgmma_slab_keys, tuning.pv_wgmma_stages);
+                                      tuning.pv_wgmma_slab_keys, tuning.pv_wgmma_stages, tuning.pv_whole_rows);
   Source s;
   s.family = "band_pv";
   s.kernel_name = "bandjit_band_pv";
@@ -37,6 +37,7 @@ Source generate_band_pv(const Problem& p, const Tuning& tuning) {
       "  static constexpr unsigned kWgmmaSharedBytes = {wgmma_smem};  // the sm_90a build's launch\n"
       "  static constexpr int kWgmmaSlabKeys = {wgmma_ks};  // the Hopper kernel's keys per slab\n"
       "  static constexpr int kWgmmaStages = {wgmma_stages};  // … and slabs in flight\n"
+      "  static constexpr bool kWgmmaWholeRows = {whole};  // … carrying V only: P rows staged whole\n"
       "{tile_start}"
       "}};\n\n"
       "extern \"C\" __global__ void __launch_bounds__({threads}, 1)\n"
@@ -48,7 +49,7 @@ Source generate_band_pv(const Problem& p, const Tuning& tuning) {
       fmt::arg("threads", t.threads), fmt::arg("tm", t.tile_rows), fmt::arg("tj", t.tile_diagonals),
       fmt::arg("chunks", t.diagonal_chunks), fmt::arg("parts", t.column_parts), fmt::arg("smem", t.shared_bytes),
       fmt::arg("wgmma", t.wgmma ? "true" : "false"), fmt::arg("wgmma_smem", t.wgmma_shared_bytes),
-      fmt::arg("wgmma_ks", t.wgmma_slab_keys), fmt::arg("wgmma_stages", t.wgmma_stages), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", head_tile_start_member(p)),
+      fmt::arg("wgmma_ks", t.wgmma_slab_keys), fmt::arg("wgmma_stages", t.wgmma_stages), fmt::arg("whole", t.wgmma_whole_rows ? "true" : "false"), fmt::arg("ld", t.stage_ld), fmt::arg("tile_start", head_tile_start_member(p)),
       fmt::arg("name", s.kernel_name));
   return s;
 }

@@ -75,6 +75,7 @@ Tuning current_tuning() {
   const auto pv = config::pv_wgmma_tiling_override();
   t.pv_wgmma_slab_keys = pv[0];
   t.pv_wgmma_stages = pv[1];
+  t.pv_whole_rows = config::row_switch("BANDJIT_PV_WHOLE_ROWS");
   t.attention_tile_rows = config::row_tuning("BANDJIT_ATTENTION_TILE_ROWS", {64, 128});
   t.attention_key_tile = config::row_tuning("BANDJIT_ATTENTION_KEY_TILE", {32, 64, 128});
   t.attention_wgmma = config::row_switch("BANDJIT_ATTENTION_WGMMA");

@@ -16,6 +16,9 @@
 // of 16 bytes hold KS elements at any phase) and KS / 16 16-byte chunks of V rows. Pieces holding
 // none of the row's diagonals in [0, C) are skipped; their slots keep stale data the masked
 // loads never let through. V rows past the sequence are zero-filled (0 · NaN is NaN).
+// kWgmmaWholeRows instead stages the tile's 64 P rows whole, once, with the first slab (every
+// 16-byte piece that holds a diagonal of the row, clipped at its end): all of the block's P
+// is in flight at once rather than a slab's runs at a time; the slabs then carry V only.
 #pragma once
 
 #include "bandjit/band_tiles.cuh"
@@ -24,11 +27,20 @@
 
 namespace bandjit {
 
+// Shared memory: 1 KiB of alignment slack, STAGES V slabs, then either STAGES × TM P runs of
+// LDP (slabs) or, with kWgmmaWholeRows, the TM whole P rows: row tl's diagonal d at
+// kRowFront + tl·LDR + mis + d, mis its global 16-byte phase. The A loads of a k-step reach
+// up to 63 diagonals before a row's first and KS + 9 past the last row's end (masked), so the
+// rows sit between margins; then the rows' global starts.
 template <class Cfg>
 struct PvWgmmaSmem {
   static constexpr int TM = 64, KS = Cfg::kWgmmaSlabKeys, LDP = KS + 8, STAGES = Cfg::kWgmmaStages;
+  static constexpr bool kWholeRows = Cfg::kWgmmaWholeRows;
+  static constexpr int LDR = (Cfg::kDiagonals + 7 + 7) / 8 * 8, kRowFront = 64, kRowBack = KS + 16;
   static constexpr int kVSlabBytes = KS * 128, kPSlabBytes = TM * LDP * 2;
-  static constexpr unsigned kBytes = 1024 + STAGES * (kVSlabBytes + kPSlabBytes);
+  static constexpr int kPRowBytes = (kRowFront + TM * LDR + kRowBack) * 2;
+  static constexpr unsigned kBytes =
+      1024 + STAGES * kVSlabBytes + (kWholeRows ? kPRowBytes + TM * 8 : STAGES * kPSlabBytes);
 };
 
 template <class Cfg>
@@ -44,10 +56,14 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   constexpr int PIECES = KS / 8 + 1, VCH = KS / 16;  // pieces of a P run; V chunks per lane
   static_assert(L::kBytes <= Cfg::kWgmmaSharedBytes, "the generator's shared-memory size covers the layout");
 
+  constexpr bool kWhole = L::kWholeRows;
+  constexpr int LDR = L::LDR, PPR = (C + 7 + 7) / 8;  // whole rows: stride, pieces covering a row
+
   extern __shared__ __align__(16) unsigned char smem[];
   const u32 base = smem_addr(smem);
   unsigned char* sV = smem + (((base + 1023) & ~1023u) - base);     // STAGES × KS swizzled rows
-  T* sP = reinterpret_cast<T*>(sV + STAGES * L::kVSlabBytes);       // STAGES × TM runs of LDP
+  T* sP = reinterpret_cast<T*>(sV + STAGES * L::kVSlabBytes);       // STAGES × TM runs of LDP, or the rows
+  i64* row_start = reinterpret_cast<i64*>(reinterpret_cast<unsigned char*>(sP) + L::kPRowBytes);  // (whole rows)
   const u64 dV = wgmma_desc(smem_addr(sV), KS * 128, 1024);
 
   const BandTile tc = decode_band_tile<Cfg>(blockIdx.x);
@@ -81,6 +97,7 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
       cp_async_16(vs + v_dst + i * 16 * 128, in ? vsrc + i * v_step16 : v, in ? 16 : 0);
     }
     vsrc += KS * vrow.step;
+    if constexpr (kWhole) return;  // the rows came whole with the first slab
     // Staged element e of the run is diagonal c − pmis + e, c = c_first + s·KS; the ones in
     // [0, C) are e in [pmis + lo, pmis + hi].
     const int c = c_first + s * KS, lo = max(0, -c), hi = min(KS - 1, C - 1 - c);
@@ -102,7 +119,12 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int tl = 16 * warp + g + 8 * h, t = t0 + tl;
-    a_off[h] = tl * LDP + misalignment<T>(prow.at(min(t, len - 1)) + u_begin - t + WL) + 2 * t4;
+    if constexpr (kWhole) {  // key u of row t is diagonal u − t + w_l of its staged row
+      const int tc = min(t, len - 1);
+      a_off[h] = L::kRowFront + tl * LDR + misalignment<T>(prow.at(tc)) + u_begin - tc + WL + 2 * t4;
+    } else {
+      a_off[h] = tl * LDP + misalignment<T>(prow.at(min(t, len - 1)) + u_begin - t + WL) + 2 * t4;
+    }
   }
 
   float acc[32];
@@ -110,6 +132,11 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   for (int i = 0; i < 32; ++i) acc[i] = 0.f;
   wgmma_fence_operands<32>(acc);  // the zeros stay before the loop (see band_tpv.cuh: C7515)
 
+  if constexpr (kWhole) {  // every row's 16-byte pieces, in the first slab's group
+    if (threadIdx.x < TM) row_start[threadIdx.x] = t0 + int(threadIdx.x) < len ? prow.at(t0 + threadIdx.x) : -1;
+    __syncthreads();
+    stage_tile_async<T, TM, LDR, PPR, 128>(sP + L::kRowFront, p, row_start, C);
+  }
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < slabs) stage(s);
@@ -126,7 +153,7 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
     cp_async_commit();
 
     const int buf = it % STAGES, u0 = u_begin + it * KS;
-    const T* sp = sP + buf * (TM * LDP);
+    const T* sp = kWhole ? sP + it * KS : sP + buf * (TM * LDP);
     u32 a[KS / 16][4];
 #pragma unroll
     for (int q = 0; q < KS / 16; ++q) {
@@ -173,7 +200,7 @@ __device__ __forceinline__ void band_pv_wgmma(const typename Cfg::T* __restrict_
   // O leaves through shared memory (the slab buffers, free once all four warps' last products
   // are done) as 16-byte row pieces (write_row_range).
   constexpr int LDO = DH + 8;
-  static_assert(TM * LDO * 2 <= STAGES * (L::kVSlabBytes + L::kPSlabBytes), "O fits the slab buffers");
+  static_assert(TM * LDO * 2 <= STAGES * (L::kVSlabBytes + (kWhole ? 0 : L::kPSlabBytes)), "O fits the slab buffers");
   T* sO = reinterpret_cast<T*>(sV);
   __syncthreads();
 #pragma unroll

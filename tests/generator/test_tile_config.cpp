@@ -120,6 +120,33 @@ TEST_CASE("tiling: staged rows hold any 16-byte phase and shared memory fits", "
   CHECK(band_pv_tiling(seed, 0, 0, 0, 64, 3).wgmma_stages == 3);
 }
 
+TEST_CASE("tiling: band_pv's Hopper kernel stages whole P rows of bands up to 129 diagonals", "[tiling]") {
+  // The measured default (bench/results/2026-12-02-band-staging): 129 diagonals whole rows,
+  // 131 slabs; the seed's 513 slabs. Whole rows: V slabs + 64 rows of round_up(C + 7, 8)
+  // between margins of 64 and KS + 16 elements + the rows' starts.
+  const BandTiling w129 = band_pv_tiling(make(4096, 64, 64, {1})), w131 = band_pv_tiling(make(4096, 65, 65, {1}));
+  const BandTiling causal = band_pv_tiling(make(4096, 128, 0, {1})), seed = band_pv_tiling(make(4096, 256, 256, {1}));
+  REQUIRE(w129.wgmma);
+  CHECK(w129.wgmma_whole_rows);
+  CHECK(w129.wgmma_shared_bytes == 1024 + 4 * 32 * 128 + (64 + 64 * 136 + 32 + 16) * 2 + 64 * 8);
+  CHECK(causal.wgmma_whole_rows);
+  CHECK_FALSE(w131.wgmma_whole_rows);
+  CHECK(w131.wgmma_shared_bytes == 1024 + 4 * (32 * 128 + 64 * 40 * 2));
+  CHECK_FALSE(seed.wgmma_whole_rows);
+  // The switch: 1 (BANDJIT_PV_WHOLE_ROWS=0) keeps slabs, 2 (=1) takes whole rows wherever a
+  // block fits an SM: the seed (two blocks) and C = 1025 (one), not C = 4097.
+  CHECK_FALSE(band_pv_tiling(make(4096, 64, 64, {1}), 0, 0, 0, 0, 0, 1).wgmma_whole_rows);
+  const BandTiling forced = band_pv_tiling(make(4096, 256, 256, {1}), 0, 0, 0, 0, 0, 2);
+  CHECK(forced.wgmma_whole_rows);
+  CHECK(forced.wgmma_shared_bytes == 1024 + 2 * 128 * 128 + (64 + 64 * 520 + 128 + 16) * 2 + 64 * 8);
+  CHECK(band_pv_tiling(make(32768, 512, 512, {1}), 0, 0, 0, 0, 0, 2).wgmma_whole_rows);
+  CHECK_FALSE(band_pv_tiling(make(32768, 2048, 2048, {1}), 0, 0, 0, 0, 0, 2).wgmma_whole_rows);
+  // O is staged in the V slabs: 32 keys, two in flight (8 KiB) cannot hold its 9 KiB.
+  CHECK_FALSE(band_pv_tiling(make(4096, 64, 64, {1}), 0, 0, 0, 32, 2).wgmma_whole_rows);
+  // Off the Hopper path never.
+  CHECK_FALSE(band_pv_tiling(make(4096, 64, 64, {1}, DType::float32)).wgmma_whole_rows);
+}
+
 TEST_CASE("tiling: softmax threads hold the whole row in registers", "[tiling]") {
   for (std::int64_t c : {1, 2, 17, 33, 129, 513, 1601, 2049, 8193, 32767}) {
     Problem p = make(40000, c / 2, c - 1 - c / 2, {1});

@@ -27,11 +27,12 @@ using namespace bandjit;
 
 namespace {
 
-template <class T_, int B, int H, int N, int WL, int WR, int LAYOUT, int DIL, int KS = 32, int STAGES = 4>
+template <class T_, int B, int H, int N, int WL, int WR, int LAYOUT, int DIL, int KS = 32, int STAGES = 4,
+          bool WHOLE = false>
 struct PvCfg : sim::BandCfg<T_, B, H, N, 64, WL, WR, LAYOUT, DIL> {
   using T = T_;
   static constexpr int kThreads = 128, kTileRows = 64, kWgmmaSlabKeys = KS, kWgmmaStages = STAGES;
-  static constexpr bool kWgmma = true;
+  static constexpr bool kWgmma = true, kWgmmaWholeRows = WHOLE;
   static constexpr unsigned kWgmmaSharedBytes = PvWgmmaSmem<PvCfg>::kBytes;
 };
 
@@ -40,8 +41,10 @@ void run_case(Problem p) {
   using T = typename Cfg::T;
   p.dtype = DType::float16;
   INFO(slug(p));
-  const BandTiling t = band_pv_tiling(p, 0, 0, 0, Cfg::kWgmmaSlabKeys, Cfg::kWgmmaStages);
+  const BandTiling t =
+      band_pv_tiling(p, 0, 0, 0, Cfg::kWgmmaSlabKeys, Cfg::kWgmmaStages, Cfg::kWgmmaWholeRows ? 2 : 1);
   REQUIRE(t.wgmma);
+  REQUIRE(t.wgmma_whole_rows == Cfg::kWgmmaWholeRows);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.tile_rows == Cfg::kTileRows);
   REQUIRE(t.wgmma_shared_bytes == PvWgmmaSmem<Cfg>::kBytes);
@@ -106,5 +109,22 @@ TEST_CASE("sim: band_pv's Hopper path with 128-key slabs", "[sim]") {
   run_case<PvCfg<__half, 2, 3, 211, 40, 45, kLayoutBHND, 0, 128, 2>>(
       band_problem(2, 3, 211, 64, 40, 45, DType::float16, {1, 3, 2}, Layout::bhnd));
   run_case<PvCfg<__half, 1, 2, 400, 200, 190, kLayoutBNHD, 2, 128, 4>>(
+      band_problem(1, 2, 400, 64, 200, 190, DType::float16, {2}));
+}
+
+TEST_CASE("sim: band_pv's Hopper path with whole P rows", "[sim]") {
+  // The rows staged once (every phase in bnhd with 2 heads), V in slabs of 32, 64 and 128 keys;
+  // per-head dilation in bhnd; window_right = 0; a narrow band; N < 16; the tile at the
+  // sequence's end shorter than 64 rows, whose unstaged rows keep NaN shared memory.
+  run_case<PvCfg<__half, 1, 2, 300, 100, 77, kLayoutBNHD, 1, 128, 2, true>>(band_problem(1, 2, 300, 64, 100, 77));
+  run_case<PvCfg<__half, 1, 2, 300, 100, 77, kLayoutBNHD, 1, 32, 4, true>>(band_problem(1, 2, 300, 64, 100, 77));
+  run_case<PvCfg<__half, 2, 3, 211, 40, 45, kLayoutBHND, 0, 64, 3, true>>(
+      band_problem(2, 3, 211, 64, 40, 45, DType::float16, {1, 3, 2}, Layout::bhnd));
+  run_case<PvCfg<__half, 1, 2, 150, 50, 0, kLayoutBNHD, 2, 64, 2, true>>(band_problem(1, 2, 150, 64, 50, 0, DType::float16, {2}));
+  run_case<PvCfg<__half, 1, 3, 90, 3, 5, kLayoutBNHD, 1, 32, 4, true>>(band_problem(1, 3, 90, 64, 3, 5));
+  run_case<PvCfg<__half, 2, 1, 13, 0, 4, kLayoutBNHD, 1, 32, 4, true>>(band_problem(2, 1, 13, 64, 0, 4));
+  run_case<PvCfg<__half, 1, 2, 199, 30, 16, kLayoutBHND, 1, 64, 4, true>>(
+      band_problem(1, 2, 199, 64, 30, 16, DType::float16, {1}, Layout::bhnd));
+  run_case<PvCfg<__half, 1, 2, 400, 200, 190, kLayoutBNHD, 2, 128, 2, true>>(
       band_problem(1, 2, 400, 64, 200, 190, DType::float16, {2}));
 }
