@@ -29,14 +29,15 @@ namespace bandjit {
 
 // Shared memory: 1 KiB of alignment slack, STAGES V slabs, then either STAGES × TM P runs of
 // LDP (slabs) or, with kWgmmaWholeRows, the TM whole P rows: row tl's diagonal d at
-// kRowFront + tl·LDR + mis + d, mis its global 16-byte phase. The A loads of a k-step reach
-// up to 63 diagonals before a row's first and KS + 9 past the last row's end (masked), so the
-// rows sit between margins; then the rows' global starts.
+// kRowFront + tl·LDR + mis + d, mis its global 16-byte phase; then the rows' global starts.
+// The masked A loads of a row reach up to 63 diagonals before its first (into the row before;
+// row 0 never does) and less than KS past the last row's end, hence the margins. LDR is an
+// odd number of 16-byte units, so the 8 rows of a fragment load start in different banks.
 template <class Cfg>
 struct PvWgmmaSmem {
   static constexpr int TM = 64, KS = Cfg::kWgmmaSlabKeys, LDP = KS + 8, STAGES = Cfg::kWgmmaStages;
   static constexpr bool kWholeRows = Cfg::kWgmmaWholeRows;
-  static constexpr int LDR = (Cfg::kDiagonals + 7 + 7) / 8 * 8, kRowFront = 64, kRowBack = KS + 16;
+  static constexpr int LDR = ((Cfg::kDiagonals + 7 + 7) / 8 | 1) * 8, kRowFront = 64, kRowBack = KS + 16;
   static constexpr int kVSlabBytes = KS * 128, kPSlabBytes = TM * LDP * 2;
   static constexpr int kPRowBytes = (kRowFront + TM * LDR + kRowBack) * 2;
   static constexpr unsigned kBytes =

@@ -130,7 +130,12 @@ TEST_CASE("tiling: band_pv's Hopper kernel stages whole P rows of bands up to 12
   CHECK(w129.wgmma_whole_rows);
   CHECK(w129.wgmma_shared_bytes == 1024 + 4 * 32 * 128 + (64 + 64 * 136 + 32 + 16) * 2 + 64 * 8);
   CHECK(causal.wgmma_whole_rows);
+  CHECK_FALSE(band_pv_tiling(make(4096, 65, 64, {1})).wgmma_whole_rows);  // 130 diagonals
   CHECK_FALSE(w131.wgmma_whole_rows);
+  // Rows an odd number of 16-byte units apart: 57 diagonals would round to 64 elements (bank
+  // conflicts between the 8 rows of a fragment load), so they take 72.
+  CHECK(band_pv_tiling(make(4096, 28, 28, {1})).wgmma_shared_bytes ==
+        1024 + 4 * 32 * 128 + (64 + 64 * 72 + 32 + 16) * 2 + 64 * 8);
   CHECK(w131.wgmma_shared_bytes == 1024 + 4 * (32 * 128 + 64 * 40 * 2));
   CHECK_FALSE(seed.wgmma_whole_rows);
   // The switch: 1 (BANDJIT_PV_WHOLE_ROWS=0) keeps slabs, 2 (=1) takes whole rows wherever a

@@ -1,4 +1,5 @@
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,7 @@ TEST_CASE("cli: a bad tuning knob is one usage error before any kernel is genera
   test::TempDir dir;
   const std::string shapes = test::source_path("tests/shapes/three-problems.json");
   for (const char* knob : {"BANDJIT_ROW_PIECES=3", "BANDJIT_TPV_TILING=128,32", "BANDJIT_TPV_TILING=128,32,5",
-                           "BANDJIT_TPV_TILING=a,b,c", "BANDJIT_TILE_ROWS=48"}) {
+                           "BANDJIT_TPV_TILING=a,b,c", "BANDJIT_TILE_ROWS=48", "BANDJIT_PV_WHOLE_ROWS=2"}) {
     INFO(knob);
     const auto r = test::run_command(std::string("env ") + knob + " " + test::cli_path() +
                                      " pregenerate --arch sm_90 --cache-dir " + dir.path() +
@@ -55,6 +56,22 @@ TEST_CASE("cli: a bad tuning knob is one usage error before any kernel is genera
   CHECK(test::run_command("env BANDJIT_TPV_TILING=64,32,3 " + test::cli_path() + " emit --problem '" +
                           std::string(kProblem) + "' --family band_tpv")
             .exit_code == 0);
+  // The band_pv switch reaches the source, each value against the default: 1 gives the seed
+  // (513 diagonals, slabs by default) whole rows, 0 takes them from w = 64 (129, whole).
+  const auto pv_source = [](const char* value, int window) {
+    const std::string problem = R"({"batch":1,"heads":12,"seq_len":4096,"head_dim":64,"window_left":)" +
+                                std::to_string(window) + R"(,"window_right":)" + std::to_string(window) +
+                                R"(,"dtype":"float16"})";
+    return test::run_command(std::string("env BANDJIT_PV_WHOLE_ROWS=") + value + " " + test::cli_path() +
+                             " emit --family band_pv --problem '" + problem + "'");
+  };
+  for (const auto& [value, window, whole] : {std::tuple{"1", 256, true}, {"", 256, false}, {"0", 64, false},
+                                             {"", 64, true}}) {
+    INFO(value << " " << window);
+    const auto r = pv_source(value, window);
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.output, std::string("kWgmmaWholeRows = ") + (whole ? "true" : "false")));
+  }
 }
 
 TEST_CASE("cli: invalid problems exit 3 naming the file, index and field", "[cli]") {
