@@ -53,7 +53,7 @@ struct Tuning {
   /// band_pv's Hopper kernel: keys per slab (32, 64, 128) and slabs in flight (2 … 4); 0: default.
   int pv_wgmma_slab_keys = 0;
   int pv_wgmma_stages = 0;
-  int pv_whole_rows = 0;  ///< switch: band_pv's Hopper kernel stages whole P rows (default: bands of ≤ 129 diagonals)
+  int pv_whole_rows = 0;  ///< switch: band_pv's Hopper kernel stages whole P rows (default: bands of 41 to 129 diagonals)
   /// sliding_window_attention: query rows per block (64, 128) and keys per tile (32, 64, 128).
   int attention_tile_rows = 0;
   int attention_key_tile = 0;

@@ -170,14 +170,16 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, in
     t.wgmma_shared_bytes = static_cast<std::uint32_t>(1024 + v_bytes + t.wgmma_stages * 64 * (ks + 8) * 2);
     // Whole P rows (PvWgmmaSmem): 64 rows of round_up(C + 7, 8) (an odd multiple) between margins of 64 and
     // KS + 16 elements, and their starts; O is staged in the V slabs, so those must hold it.
-    // By default for bands of ≤ 129 diagonals, where the slabs' P runs are short: H200,
-    // float16, same run, µs: C = 33 10.5 → 10.1, 65 12.9 → 12.0, 129 17.1 → 15.3 (B = 12:
-    // 110.6 → 102.3), but C = 193 20.6 → 21.0, 257 23.9 → 24.5, the seed's 513 34.9 → 38.1
-    // (two blocks an SM instead of three; bench/results/2026-12-02-band-staging).
+    // By default for bands of 41 to 129 diagonals, where the slabs' P runs are short: H200,
+    // float16, same run, µs: C = 57 12.2 → 11.8, 65 12.8 → 12.0, 89 14.4 → 13.6, 121 16.4 →
+    // 15.2, 129 16.9 → 15.5 (B = 12: 110.3 → 102.4); no gain at 25 (9.7 → 10.1) and 33 (10.0
+    // → 10.1, causal 10.1 → 10.6); wider bands lose: C = 193 20.6 → 21.0, 257 23.9 → 24.5, the
+    // seed's 513 34.9 → 38.1 (two blocks an SM instead of three;
+    // bench/results/2026-12-02-band-staging).
     const std::int64_t ldr = ((p.diagonals() + 14) / 8 | 1) * 8;  // odd 16-byte units: no bank conflicts
     const std::int64_t whole = 1024 + v_bytes + (64 + 64 * ldr + ks + 16) * 2 + 64 * 8;
     const bool o_fits = v_bytes >= 64 * (64 + 8) * 2;
-    const bool by_default = whole_rows == 0 && p.diagonals() <= 129;  // (≤ 85 KB: two blocks an SM always fit)
+    const bool by_default = whole_rows == 0 && p.diagonals() > 40 && p.diagonals() <= 129;  // (≤ 85 KB)
     t.wgmma_whole_rows = o_fits && (by_default || (whole_rows == 2 && whole <= kMaxSharedBytes));
     if (t.wgmma_whole_rows) t.wgmma_shared_bytes = static_cast<std::uint32_t>(whole);
   }

@@ -61,8 +61,8 @@ int qk_row_tiles_per_warp(const Problem& problem);
 int qk_stage_ld(int tile_diagonals, DType dtype);
 /// wgmma: 1 leaves the Hopper path out, 0 or 2 take it where it applies.
 /// wgmma_slab_keys, wgmma_stages: overrides of the Hopper kernel's slabs (0: the default).
-/// whole_rows: 0 stages whole P rows for bands of ≤ 129 diagonals, 1 never, 2 wherever a block
-/// fits an SM.
+/// whole_rows: 0 stages whole P rows for bands of 41 to 129 diagonals, 1 never, 2 wherever a
+/// block fits an SM.
 BandTiling band_pv_tiling(const Problem& problem, int tile_rows = 0, int max_diagonals = 0, int wgmma = 0,
                           int wgmma_slab_keys = 0, int wgmma_stages = 0, int whole_rows = 0);
 /// Warps of band_pv that share a 32-row group, each taking 2 or 4 n-tiles of 8 columns.

@@ -120,9 +120,9 @@ TEST_CASE("tiling: staged rows hold any 16-byte phase and shared memory fits", "
   CHECK(band_pv_tiling(seed, 0, 0, 0, 64, 3).wgmma_stages == 3);
 }
 
-TEST_CASE("tiling: band_pv's Hopper kernel stages whole P rows of bands up to 129 diagonals", "[tiling]") {
-  // The measured default (bench/results/2026-12-02-band-staging): 129 diagonals whole rows,
-  // 131 slabs; the seed's 513 slabs. Whole rows: V slabs + 64 rows of round_up(C + 7, 8)
+TEST_CASE("tiling: band_pv's Hopper kernel stages whole P rows of bands of 41 to 129 diagonals", "[tiling]") {
+  // The measured default (bench/results/2026-12-02-band-staging): 41 and 129 diagonals whole
+  // rows; 40, 33, 130, 131 and the seed's 513 slabs. Whole rows: V slabs + 64 rows of round_up(C + 7, 8)
   // between margins of 64 and KS + 16 elements + the rows' starts.
   const BandTiling w129 = band_pv_tiling(make(4096, 64, 64, {1})), w131 = band_pv_tiling(make(4096, 65, 65, {1}));
   const BandTiling causal = band_pv_tiling(make(4096, 128, 0, {1})), seed = band_pv_tiling(make(4096, 256, 256, {1}));
@@ -131,6 +131,9 @@ TEST_CASE("tiling: band_pv's Hopper kernel stages whole P rows of bands up to 12
   CHECK(w129.wgmma_shared_bytes == 1024 + 4 * 32 * 128 + (64 + 64 * 136 + 32 + 16) * 2 + 64 * 8);
   CHECK(causal.wgmma_whole_rows);
   CHECK_FALSE(band_pv_tiling(make(4096, 65, 64, {1})).wgmma_whole_rows);  // 130 diagonals
+  CHECK(band_pv_tiling(make(4096, 20, 20, {1})).wgmma_whole_rows);         // 41
+  CHECK_FALSE(band_pv_tiling(make(4096, 20, 19, {1})).wgmma_whole_rows);   // 40
+  CHECK_FALSE(band_pv_tiling(make(4096, 16, 16, {1})).wgmma_whole_rows);   // 33
   CHECK_FALSE(w131.wgmma_whole_rows);
   // Rows an odd number of 16-byte units apart: 57 diagonals would round to 64 elements (bank
   // conflicts between the 8 rows of a fragment load), so they take 72.
