@@ -168,8 +168,9 @@ BandTiling band_pv_tiling(const Problem& p, int tile_rows, int max_diagonals, in
   if (t.wgmma) {
     const int ks = t.wgmma_slab_keys, v_bytes = t.wgmma_stages * ks * 128;
     t.wgmma_shared_bytes = static_cast<std::uint32_t>(1024 + v_bytes + t.wgmma_stages * 64 * (ks + 8) * 2);
-    // Whole P rows (PvWgmmaSmem): 64 rows of round_up(C + 7, 8) (an odd multiple) between margins of 64 and
-    // KS + 16 elements, and their starts; O is staged in the V slabs, so those must hold it.
+    // Whole P rows (PvWgmmaSmem): 64 rows of C + 7 rounded up to an odd multiple of 8, between
+    // margins of 64 and KS + 16 elements, and their starts; O is staged in the V slabs, so
+    // those must hold it.
     // By default for bands of 41 to 129 diagonals, where the slabs' P runs are short: H200,
     // float16, same run, µs: C = 57 12.2 → 11.8, 65 12.8 → 12.0, 89 14.4 → 13.6, 121 16.4 →
     // 15.2, 129 16.9 → 15.5 (B = 12: 110.3 → 102.4); no gain at 25 (9.7 → 10.1) and 33 (10.0

@@ -122,8 +122,9 @@ TEST_CASE("tiling: staged rows hold any 16-byte phase and shared memory fits", "
 
 TEST_CASE("tiling: band_pv's Hopper kernel stages whole P rows of bands of 41 to 129 diagonals", "[tiling]") {
   // The measured default (bench/results/2026-12-02-band-staging): 41 and 129 diagonals whole
-  // rows; 40, 33, 130, 131 and the seed's 513 slabs. Whole rows: V slabs + 64 rows of round_up(C + 7, 8)
-  // between margins of 64 and KS + 16 elements + the rows' starts.
+  // rows; 40, 33, 130, 131 and the seed's 513 slabs. Whole rows: V slabs + 64 rows of C + 7
+  // rounded up to an odd multiple of 8, between margins of 64 and KS + 16 elements + the rows'
+  // starts.
   const BandTiling w129 = band_pv_tiling(make(4096, 64, 64, {1})), w131 = band_pv_tiling(make(4096, 65, 65, {1}));
   const BandTiling causal = band_pv_tiling(make(4096, 128, 0, {1})), seed = band_pv_tiling(make(4096, 256, 256, {1}));
   REQUIRE(w129.wgmma);
