@@ -32,6 +32,31 @@ struct LayerNormTiling {
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };
 
+/// layer_norm_backward's staged kernel for sm_90 (templates/layer_norm_staged.cuh): each
+/// block's slice of a row arrives in shared memory by bulk copies, `stages` rows ahead.
+struct LayerNormStagedTiling {
+  bool staged = false;        ///< false: the register kernel everywhere
+  int vec = 1;                ///< V: elements of a 16-byte piece
+  int cluster_blocks = 1;     ///< blocks of a cluster sharing each row
+  int threads = 0;            ///< T: per block, whole warps, ≤ 512
+  int pieces_per_thread = 0;  ///< NV, with NV · T · V = hidden / cluster_blocks
+  int stages = 0;             ///< rows in shared memory at once (2 … 4)
+  int row_iterations = 0;     ///< rows each block (cluster) takes in turn
+  std::int64_t blocks = 0;
+  std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
+};
+
+/// Whether the staged backward is the default for rows of `hidden` (Tuning::row_staged: 1
+/// off, 2 on wherever a layout exists).
+bool layer_norm_staged_default(int hidden, DType dtype);
+
+/// The staged backward's layout, or staged = false where it is off or no layout fits: rows of
+/// 16-byte multiples, split over the fewest cluster blocks (1, 2, 4, 8) whose slice has a
+/// layout of whole pieces a thread (≤ 32 elements, ≤ 512 threads, Tuning::row_block_threads
+/// exactly where set) and two stages fit in 227 KiB. Grid: one wave of blocks (one an SM) on
+/// kAssumedSms SMs, two of clusters (Tuning::row_waves overrides).
+LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning = {});
+
 /// The tiling for one problem. `weight`/`bias` matter to the backward's shared column sums.
 /// `tuning` (Tuning::row_*; 0 = the defaults) overrides the thread layout: row_pieces the
 /// most pieces a thread holds when a warp holds whole rows (default 4, backward 2),

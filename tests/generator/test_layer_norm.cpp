@@ -262,3 +262,87 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
     }
   }
 }
+
+namespace {
+// A staged backward layout covers every column and row once and fits an SM.
+void check_staged(std::int64_t rows, int hidden, DType dt, const LayerNormStagedTiling& t) {
+  INFO("rows " << rows << " hidden " << hidden << " " << to_string(dt));
+  const int size = static_cast<int>(element_size(dt));
+  CHECK(t.vec * size == 16);
+  CHECK(std::int64_t(t.pieces_per_thread) * t.threads * t.vec * t.cluster_blocks == hidden);
+  CHECK(t.threads % 32 == 0);
+  CHECK(t.threads <= 512);
+  CHECK(t.pieces_per_thread * t.vec <= 32);
+  CHECK((t.stages >= 2 && t.stages <= 4));
+  CHECK(t.shared_bytes <= 227u * 1024);
+  CHECK(t.shared_bytes >= std::uint32_t(t.stages) * 2 * (hidden / t.cluster_blocks) * size);
+  CHECK(t.blocks % t.cluster_blocks == 0);
+  const std::int64_t clusters = t.blocks / t.cluster_blocks;
+  CHECK(clusters * t.row_iterations >= rows);
+  CHECK((clusters - 1) * t.row_iterations < rows);
+}
+}  // namespace
+
+TEST_CASE("tiling: layer_norm_backward's staged kernel (sm_90 bulk copies)", "[tiling][layer_norm]") {
+  // The defaults: 16-bit rows from H = 5120 on, never float32 (the H200 measurement).
+  for (DType dt : {DType::float16, DType::bfloat16}) {
+    CHECK(!layer_norm_staged_tiling(16384, 4096, dt).staged);
+    CHECK(layer_norm_staged_tiling(13107, 5120, dt).staged);
+    CHECK(layer_norm_staged_tiling(1024, 65536, dt).staged);
+  }
+  CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float32).staged);
+  CHECK(!layer_norm_staged_tiling(1024, 65536, DType::float32).staged);
+  Tuning off, on;
+  off.row_staged = 1, on.row_staged = 2;
+  // The layouts of issue 7's long rows: 512 threads of 32 elements (16-bit H = 16384), the
+  // same slice in clusters of four at 65536 (eight in float32); 320 threads at 5120.
+  const auto h16k = layer_norm_staged_tiling(4096, 16384, DType::float16);
+  CHECK((h16k.cluster_blocks == 1 && h16k.threads == 512 && h16k.pieces_per_thread == 4 && h16k.stages == 3));
+  CHECK((h16k.row_iterations == 32 && h16k.blocks == 128));
+  const auto h64k = layer_norm_staged_tiling(1024, 65536, DType::bfloat16);
+  CHECK((h64k.cluster_blocks == 4 && h64k.threads == 512 && h64k.pieces_per_thread == 4 && h64k.stages == 3));
+  CHECK(h64k.row_iterations == 16);  // two waves of 33 clusters
+  const auto f64k = layer_norm_staged_tiling(1024, 65536, DType::float32, on);
+  CHECK((f64k.cluster_blocks == 8 && f64k.threads == 512 && f64k.pieces_per_thread == 4));
+  const auto h5k = layer_norm_staged_tiling(13107, 5120, DType::float16);
+  CHECK((h5k.cluster_blocks == 1 && h5k.threads == 320 && h5k.pieces_per_thread == 2 && h5k.stages == 4));
+  CHECK(h5k.row_iterations == 100);
+  // Switched: off everywhere; on wherever a layout exists: rows of 16-byte multiples with whole
+  // warps of whole pieces (not 16-bit H = 100: 200-byte rows; not H = 32: four pieces).
+  CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float16, off).staged);
+  CHECK(!layer_norm_staged_tiling(671088, 100, DType::float16, on).staged);
+  CHECK(!layer_norm_staged_tiling(1000, 32, DType::float16, on).staged);
+  CHECK(layer_norm_staged_tiling(1000, 768, DType::float16, on).threads == 96);
+  for (int hidden : kHidden)
+    for (DType dt : {DType::float32, DType::float16, DType::bfloat16})
+      for (std::int64_t rows : {std::int64_t(1), std::int64_t(1000), std::int64_t(67108864) / hidden}) {
+        const auto t = layer_norm_staged_tiling(rows, hidden, dt, on);
+        if (t.staged) check_staged(rows, hidden, dt, t);
+      }
+  // BANDJIT_ROW_BLOCK_THREADS sets the block exactly (16-bit H = 16384 in 256 threads: two
+  // slices of 32 elements a thread; or the register kernel where none fits), and
+  // BANDJIT_ROW_WAVES the waves.
+  Tuning threads = on, waves = on;
+  threads.row_block_threads = 256, waves.row_waves = 4;
+  const auto t256 = layer_norm_staged_tiling(4096, 16384, DType::float16, threads);
+  CHECK((t256.staged && t256.threads == 256 && t256.pieces_per_thread == 4 && t256.cluster_blocks == 2));
+  CHECK(layer_norm_staged_tiling(4096, 16384, DType::float16, waves).row_iterations == 8);
+}
+
+TEST_CASE("generator: the staged backward reaches the sm_90a build only", "[generator][layer_norm]") {
+  const Source s = find_family("layer_norm_backward")
+                       .generate({{"rows", 1024}, {"hidden", 65536}, {"dtype", "float16"}, {"weight", true}, {"bias", true}});
+  const auto t = layer_norm_staged_tiling(1024, 65536, DType::float16);
+  CHECK(s.arch_specific);
+  CHECK(has(s.text, "bandjit::layer_norm_backward_staged<StagedCfg>(dy, x, mean, rstd, weight, dx, dweight, dbias"));
+  CHECK(has(s.text, "#define BANDJIT_LN_ENTRY __cluster_dims__(4, 1, 1) __launch_bounds__(512, 1)"));
+  const LaunchShape l90 = launch_for(s, "sm_90"), l80 = launch_for(s, "sm_80");
+  CHECK((l90.grid[0] == t.blocks && l90.block[0] == 512 && l90.shared_bytes == t.shared_bytes));
+  CHECK((l80.grid[0] == s.launch.grid[0] && l80.block[0] == s.launch.block[0] && l80.shared_bytes == s.launch.shared_bytes));
+  CHECK(l80.block[0] == 1024);  // the register kernel's
+  // Not staged: one kernel for every target, as before.
+  const Source h100 = find_family("layer_norm_backward")
+                          .generate({{"rows", 671088}, {"hidden", 100}, {"dtype", "float16"}, {"weight", true}, {"bias", true}});
+  CHECK(!h100.arch_specific);
+  CHECK(!has(h100.text, "StagedCfg"));
+}

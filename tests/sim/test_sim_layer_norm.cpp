@@ -21,6 +21,7 @@ inline float atomicAdd(float* p, float v) {
   return old;
 }
 #include "bandjit/layer_norm.cuh"
+#include "bandjit/layer_norm_staged.cuh"
 
 #include <random>
 #include <type_traits>
@@ -141,53 +142,120 @@ void run_forward(bool generated = true, const Tuning& tuning = {}) {
   CHECK(er.rel() <= 1e-6);
 }
 
+// A backward problem: fresh inputs, float32 statistics from the float64 reference, non-zero
+// dweight/dbias to add onto, and the check of a kernel's outputs against float64.
+template <class T>
+struct BackwardCase {
+  std::size_t rows, H;
+  std::vector<T> x, dy, dx;
+  std::vector<double> xv, dyv;
+  std::vector<float> w, mean, rstd, dw0, db0, dw, db;
+  std::vector<reference::RowStats> stats;
+
+  BackwardCase(std::size_t rows_, std::size_t H_) : rows(rows_), H(H_), dy(rows * H), dx(rows * H, from_float<T>(NAN)) {
+    make_x(rows, H, x, xv, 6);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    dyv.resize(rows * H);
+    for (std::size_t i = 0; i < dy.size(); ++i) dy[i] = from_float<T>(static_cast<float>(u(rng))), dyv[i] = to_float(dy[i]);
+    w = params(H, 0.5, 1.5, 8);
+    mean.resize(rows), rstd.resize(rows), stats.resize(rows);
+    std::vector<double> scratch(H);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto s = reference::layer_norm_row(&xv[r * H], nullptr, nullptr, static_cast<int>(H), 1e-5, scratch.data());
+      mean[r] = static_cast<float>(s.mean), rstd[r] = static_cast<float>(s.rstd);
+      stats[r] = {mean[r], rstd[r]};
+    }
+    dw0 = params(H, -1, 1, 9), db0 = params(H, -1, 1, 10);
+    dw = dw0, db = db0;
+  }
+
+  void check(bool weight, bool bias) const {
+    const std::vector<double> wd(w.begin(), w.end());
+    std::vector<double> ref(H), rw(H), rb(H);
+    Rel edx, ew, eb;
+    for (std::size_t r = 0; r < rows; ++r) {
+      reference::layer_norm_backward_row(&dyv[r * H], &xv[r * H], stats[r], weight ? wd.data() : nullptr,
+                                         static_cast<int>(H), ref.data(), rw.data(), rb.data());
+      for (std::size_t c = 0; c < H; ++c) edx.add(to_float(dx[r * H + c]), ref[c]);
+    }
+    for (std::size_t c = 0; c < H; ++c) {
+      ew.add(double(dw[c]) - dw0[c], weight ? rw[c] : 0.0);
+      eb.add(double(db[c]) - db0[c], bias ? rb[c] : 0.0);
+    }
+    INFO("dx " << edx.rel() << ", dweight " << ew.rel() << ", dbias " << eb.rel());
+    CHECK(edx.rel() <= (std::is_same_v<T, float> ? 1e-6 : 1e-3));
+    if (weight) CHECK(ew.rel() <= 1e-5);
+    if (!weight) CHECK(ew.d2 == 0);  // untouched
+    if (bias) CHECK(eb.rel() <= 1e-5);
+    if (!bias) CHECK(eb.d2 == 0);
+  }
+};
+
 template <class Cfg>
 void run_backward(bool generated = true, const Tuning& tuning = {}) {
   using T = typename Cfg::T;
   const LayerNormTiling t = expect_tiling<Cfg>(true, generated, tuning);
-  const std::size_t rows = Cfg::kRows, H = Cfg::kHidden;
-  INFO("backward rows " << rows << " hidden " << H << " blocks " << t.blocks);
-  std::vector<T> x, dy(rows * H), dx(rows * H, from_float<T>(NAN));
-  std::vector<double> xv, dyv(rows * H);
-  make_x(rows, H, x, xv, 6);
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (std::size_t i = 0; i < dy.size(); ++i) dy[i] = from_float<T>(static_cast<float>(u(rng))), dyv[i] = to_float(dy[i]);
-  const auto w = params(H, 0.5, 1.5, 8);
-  const std::vector<double> wd(w.begin(), w.end());
-  std::vector<float> mean(rows), rstd(rows);
-  std::vector<reference::RowStats> stats(rows);
-  std::vector<double> scratch(H);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const auto s = reference::layer_norm_row(&xv[r * H], nullptr, nullptr, static_cast<int>(H), 1e-5, scratch.data());
-    mean[r] = static_cast<float>(s.mean), rstd[r] = static_cast<float>(s.rstd);
-    stats[r] = {mean[r], rstd[r]};
-  }
-  const auto dw0 = params(H, -1, 1, 9), db0 = params(H, -1, 1, 10);
-  std::vector<float> dw = dw0, db = db0;
+  BackwardCase<T> c(Cfg::kRows, Cfg::kHidden);
+  INFO("backward rows " << c.rows << " hidden " << c.H << " blocks " << t.blocks);
   std::vector<float4> smem(t.shared_bytes / 16 + 1);
   sim::launch({static_cast<unsigned>(t.blocks), 1, 1}, t.threads, [&] {
-    layer_norm_backward<Cfg>(dy.data(), x.data(), mean.data(), rstd.data(), Cfg::kWeight ? w.data() : nullptr,
-                             dx.data(), Cfg::kWeight ? dw.data() : nullptr, Cfg::kBias ? db.data() : nullptr,
+    layer_norm_backward<Cfg>(c.dy.data(), c.x.data(), c.mean.data(), c.rstd.data(), Cfg::kWeight ? c.w.data() : nullptr,
+                             c.dx.data(), Cfg::kWeight ? c.dw.data() : nullptr, Cfg::kBias ? c.db.data() : nullptr,
                              reinterpret_cast<float*>(smem.data()));
   });
-  std::vector<double> ref(H), rw(H), rb(H);
-  Rel edx, ew, eb;
-  for (std::size_t r = 0; r < rows; ++r) {
-    reference::layer_norm_backward_row(&dyv[r * H], &xv[r * H], stats[r], Cfg::kWeight ? wd.data() : nullptr,
-                                       static_cast<int>(H), ref.data(), rw.data(), rb.data());
-    for (std::size_t c = 0; c < H; ++c) edx.add(to_float(dx[r * H + c]), ref[c]);
+  c.check(Cfg::kWeight, Cfg::kBias);
+}
+
+// The staged backward's Cfg; kSharedBytes is StagedShape's own (the tiling test pins the
+// generator's to it).
+template <class T_, int H, bool W, bool B, long long ROWS, int TH, int NV, int CB, int ST, int ITER>
+struct StagedBase {
+  using T = T_;
+  static constexpr i64 kRows = ROWS;
+  static constexpr int kHidden = H;
+  static constexpr bool kWeight = W, kBias = B;
+  static constexpr int kVec = 16 / static_cast<int>(sizeof(T)), kThreads = TH, kPiecesPerThread = NV;
+  static constexpr int kClusterBlocks = CB, kStages = ST, kRowIterations = ITER;
+};
+template <class Base>
+struct StagedCfg : Base {
+  static constexpr unsigned kSharedBytes = ln::StagedShape<Base>::kSharedBytes;
+};
+
+// With `tuning` set, the generator's staged tiling of the problem must be Cfg's.
+template <class Cfg>
+void run_backward_staged(const Tuning* tuning) {
+  using T = typename Cfg::T;
+  using S = ln::StagedShape<Cfg>;
+  const std::int64_t clusters = (Cfg::kRows + Cfg::kRowIterations - 1) / Cfg::kRowIterations;
+  if (tuning) {
+    constexpr DType dt = std::is_same_v<T, float> ? DType::float32 : DType::float16;
+    const auto t = layer_norm_staged_tiling(Cfg::kRows, Cfg::kHidden, dt, *tuning);
+    REQUIRE(t.staged);
+    CHECK(t.vec == Cfg::kVec);
+    CHECK(t.threads == Cfg::kThreads);
+    CHECK(t.pieces_per_thread == Cfg::kPiecesPerThread);
+    CHECK(t.cluster_blocks == Cfg::kClusterBlocks);
+    CHECK(t.stages == Cfg::kStages);
+    CHECK(t.row_iterations == Cfg::kRowIterations);
+    CHECK(t.shared_bytes == Cfg::kSharedBytes);
+    CHECK(t.blocks == clusters * Cfg::kClusterBlocks);
   }
-  for (std::size_t c = 0; c < H; ++c) {
-    ew.add(double(dw[c]) - dw0[c], Cfg::kWeight ? rw[c] : 0.0);
-    eb.add(double(db[c]) - db0[c], Cfg::kBias ? rb[c] : 0.0);
-  }
-  INFO("dx " << edx.rel() << ", dweight " << ew.rel() << ", dbias " << eb.rel());
-  CHECK(edx.rel() <= (std::is_same_v<T, float> ? 1e-6 : 1e-3));
-  if (Cfg::kWeight) CHECK(ew.rel() <= 1e-5);
-  if (!Cfg::kWeight) CHECK(ew.d2 == 0);  // untouched
-  if (Cfg::kBias) CHECK(eb.rel() <= 1e-5);
-  if (!Cfg::kBias) CHECK(eb.d2 == 0);
+  BackwardCase<T> c(Cfg::kRows, Cfg::kHidden);
+  INFO("staged backward rows " << c.rows << " hidden " << c.H << " clusters " << clusters);
+  sim::global_ranges = {{c.x.data(), c.x.size() * sizeof(T)}, {c.dy.data(), c.dy.size() * sizeof(T)}};
+  sim::failures.clear();
+  std::vector<float4> smem(S::kSharedBytes / 16 + 1, float4{NAN, NAN, NAN, NAN});
+  sim::launch({static_cast<unsigned>(clusters * Cfg::kClusterBlocks), 1, 1}, Cfg::kThreads, [&] {
+    layer_norm_backward_staged<Cfg>(c.dy.data(), c.x.data(), c.mean.data(), c.rstd.data(),
+                                    Cfg::kWeight ? c.w.data() : nullptr, c.dx.data(),
+                                    Cfg::kWeight ? c.dw.data() : nullptr, Cfg::kBias ? c.db.data() : nullptr,
+                                    reinterpret_cast<float*>(smem.data()));
+  });
+  for (const auto& f : sim::failures) INFO(f);
+  CHECK(sim::failures.empty());
+  c.check(Cfg::kWeight, Cfg::kBias);
 }
 
 }  // namespace
@@ -279,4 +347,20 @@ TEST_CASE("sim: layer_norm backward, a row split over the blocks of a cluster", 
 TEST_CASE("sim: layer_norm backward, a row walked in chunks adds every row", "[sim]") {
   // 65535 = 3·5·17·257: no cluster split; 1-element pieces, 64 per thread in 32 chunks.
   run_backward<LnCfg<float, 65535, true, true, 2, 1, 1024, 2, 32, 1, 1024, 1>>();
+}
+
+TEST_CASE("sim: layer_norm backward staged through shared memory by bulk copies", "[sim]") {
+  Tuning on;
+  on.row_staged = 2;
+  // The generator's layouts: H = 768 float16 (96 threads, one piece each, four stages, 301
+  // rows three a block: the last block's last two past the last row); H = 1024 float32 with
+  // only a bias (256 threads, two rows a block).
+  run_backward_staged<StagedCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 4, 3>>>(&on);
+  run_backward_staged<StagedCfg<StagedBase<float, 1024, false, true, 140, 256, 1, 1, 4, 2>>>(&on);
+  // Hand-made: two stages refilled many times (17 rows a block), several pieces a thread,
+  // weight without bias; clusters of 2 and 4 with rows past the last one (the emulator has no
+  // clusters: each block also reads the other slices from global memory).
+  run_backward_staged<StagedCfg<StagedBase<__half, 512, true, false, 34, 32, 2, 1, 2, 17>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<__half, 1024, true, true, 7, 32, 1, 4, 2, 3>>>(nullptr);
 }

@@ -1,0 +1,75 @@
+// The staged layer_norm_backward's tiling (templates/layer_norm_staged.cuh): slices of rows
+// through shared memory by bulk copies, sm_90.
+#include <algorithm>
+
+#include "generator/layer_norm.hpp"
+#include "generator/tile_config.hpp"
+
+namespace bandjit {
+namespace {
+
+constexpr std::uint32_t kSharedLimit = 227 * 1024;  // an sm_90 block's dynamic shared memory
+constexpr int kMostStages = 4;
+constexpr int kMostThreads = 512;  // weights and column sums in registers: ≤ 128 a thread
+constexpr int kMostElements = 32;  // per thread: 32 weights + 64 column sums
+
+std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// templates/layer_norm_staged.cuh's StagedShape: scratch and cluster slots, barriers, stages.
+std::uint32_t stage_offset(int threads, int stages) {
+  const std::uint32_t barriers = static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4);
+  return (barriers + 8 * static_cast<std::uint32_t>(stages) + 15) / 16 * 16;
+}
+
+}  // namespace
+
+bool layer_norm_staged_default(int hidden, DType dtype) {
+  // From the H200 measurement (bench/results/2026-12-02-layer-norm-staged, against the
+  // register kernel in the same run): 16-bit H = 5120 74 → 85 %, 16384 67 → 73 %, 65536 float16
+  // 40 → 46 % (bfloat16 level); shorter 16-bit rows and every float32 row lost (float32 H =
+  // 16384 83 → 50 %, 65536 62 → 41 %; 16-bit H = 4096 82 → 75 %).
+  return element_size(dtype) == 2 && hidden >= 5120;
+}
+
+LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning) {
+  LayerNormStagedTiling t;
+  const int size = static_cast<int>(element_size(dtype));
+  const bool wanted = tuning.row_staged ? tuning.row_staged == 2 : layer_norm_staged_default(hidden, dtype);
+  if (!wanted || (std::int64_t(hidden) * size) % 16 != 0) return t;
+  t.vec = 16 / size;
+  for (int cb = 1; cb <= 8; cb *= 2) {
+    if (hidden % (cb * t.vec) != 0) break;
+    const int pieces = hidden / cb / t.vec;
+    const std::uint32_t slice = static_cast<std::uint32_t>(hidden / cb * size);
+    // The fewest pieces a thread holds with at most kMostThreads (or the knob's) threads,
+    // whole warps and every thread the same number of pieces.
+    int threads = 0, per_thread = 0;
+    for (int nv = 1; nv * t.vec <= kMostElements; ++nv) {
+      if (pieces % nv != 0) continue;
+      const int th = pieces / nv;
+      const int most = tuning.row_block_threads ? tuning.row_block_threads : kMostThreads;
+      if (th % 32 != 0 || th > most || (tuning.row_block_threads && th != tuning.row_block_threads)) continue;
+      threads = th, per_thread = nv;
+      break;
+    }
+    if (!threads) continue;
+    int stages = kMostStages;
+    while (stages >= 2 && stage_offset(threads, stages) + stages * 2 * slice > kSharedLimit) --stages;
+    if (stages < 2) continue;
+    t.staged = true;
+    t.cluster_blocks = cb, t.threads = threads, t.pieces_per_thread = per_thread, t.stages = stages;
+    t.shared_bytes = stage_offset(threads, stages) + static_cast<std::uint32_t>(stages) * 2 * slice;
+    break;
+  }
+  if (!t.staged) return t;
+  // One wave of blocks, one an SM (clusters: two waves of the clusters that would fill the
+  // SMs, since a GPC's SMs need not divide by the cluster size); each takes its rows in turn.
+  // Two blocks an SM (≤ 16 elements a thread) measured slower at 16-bit H = 5120 (85 → 79 %).
+  const int waves = tuning.row_waves ? tuning.row_waves : t.cluster_blocks == 1 ? 1 : 2;
+  const std::int64_t per_wave = std::max(1, kAssumedSms / t.cluster_blocks);
+  t.row_iterations = static_cast<int>(ceil_div64(rows, per_wave * waves));
+  t.blocks = ceil_div64(rows, t.row_iterations) * t.cluster_blocks;
+  return t;
+}
+
+}  // namespace bandjit
