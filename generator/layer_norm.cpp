@@ -130,13 +130,14 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
     t.blocks = groups * t.cluster_blocks;
     return t;
   }
-  // The backward (and a prefetching forward) take row groups in turn: one wave of blocks;
-  // clusters: four waves of the clusters that fit (a GPC's SMs need not divide by the cluster
-  // size), so that a short last wave costs little; the forward two waves of the blocks its
+  // The backward (and a prefetching forward) take row groups in turn: one wave of blocks, or
+  // of the clusters the GPU holds at once (assumed_clusters_at_once: 30 of 4 on the H200;
+  // float32 H = 65536, four waves of them 66 % of the copy bandwidth, one 72 %,
+  // bench/results/2026-12-02-layer-norm-staged); the forward two waves of the blocks its
   // launch bounds guarantee. Tuning::row_waves sets the waves in every case.
   const int resident = std::max(1, std::min<int>(t.min_blocks, (227 * 1024) / (t.shared_bytes + 1024)));
-  const int waves = tuning.row_waves ? tuning.row_waves : !backward ? 2 : t.cluster_blocks == 1 ? 1 : 4;
-  const std::int64_t per_wave = backward && t.cluster_blocks > 1 ? kAssumedSms / t.cluster_blocks
+  const int waves = tuning.row_waves ? tuning.row_waves : !backward ? 2 : 1;
+  const std::int64_t per_wave = backward && t.cluster_blocks > 1 ? assumed_clusters_at_once(t.cluster_blocks)
                                                                   : std::int64_t(kAssumedSms) * resident / t.cluster_blocks;
   t.row_iterations = static_cast<int>(ceil_div64(groups, std::max<std::int64_t>(1, per_wave) * waves));
   t.blocks = ceil_div64(groups, t.row_iterations) * t.cluster_blocks;

@@ -64,7 +64,7 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
 /// default 32 elements, backward 16 of each) — longer rows then take the fewest threads (at
 /// least a warp) within it —, row_block_threads the threads per block and so the most a row
 /// (a cluster's block) takes (default 256, or the row's 512 / 1024), row_waves the waves of
-/// resident blocks in the backward's grid (default 1; clusters 4). Two-row units are laid
+/// resident blocks (clusters) in the backward's grid (default 1). Two-row units are laid
 /// out as rows / 2 rows of 2 · hidden (the knobs then apply to the unit).
 LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bool backward, bool weight, bool bias,
                                   const Tuning& tuning = {});

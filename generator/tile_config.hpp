@@ -144,6 +144,14 @@ constexpr std::uint32_t kMaxSharedBytes = 227 * 1024;
 /// SMs the generator sizes grids for (H100/H200 SXM): it does not know the device, and on a
 /// GPU with another count those grids are correct, a little off balance.
 constexpr int kAssumedSms = 132;
+/// Clusters of `blocks` blocks, one an SM, that the assumed GPU holds at once: a GPC's SMs
+/// need not divide by the cluster size, so it is fewer than kAssumedSms / blocks
+/// (cudaOccupancyMaxActiveClusters on the H200: 132, 66, 30, 15 and 7 for 1, 2, 4, 8 and 16,
+/// bench/results/2026-12-02-layer-norm-staged).
+constexpr int assumed_clusters_at_once(int blocks) {
+  return blocks <= 1 ? kAssumedSms : blocks == 2 ? 66 : blocks == 4 ? 30 : blocks == 8 ? 15 : blocks == 16 ? 7
+                                                                                          : kAssumedSms / blocks / 2;
+}
 /// Sequences a grid-size heuristic may count on: the batch, or 1 when the batch is a launch
 /// argument (the source must not depend on it).
 inline std::int64_t sized_batch(const Problem& problem) { return problem.runtime_batch ? 1 : problem.batch; }
