@@ -285,6 +285,9 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
     include += staged_cfg_text(p, staged);
     include += fmt::format(
         "// The sm_90a build stages rows through shared memory (bulk copies); others hold them in registers.\n"
+        "// The launch for sm_90 is the sm_90a build's, so a plain sm_90 build would be launched wrongly.\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+        "#error \"compile this kernel for sm_90a: its sm_90 launch is the staged kernel's\"\n#endif\n"
         "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n#define BANDJIT_LN_ENTRY {}__launch_bounds__({}, 1)\n"
         "#else\n#define BANDJIT_LN_ENTRY {}\n#endif\n\n",
         staged_cluster, staged.threads, launch);
@@ -311,10 +314,6 @@ bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 int pieces_of(const json& p) {
   const int hidden = p.at("hidden").get<int>();
   return hidden / piece_vec(hidden, dtype_of(p));
-}
-
-bool any_row_knob(const Tuning& t) {
-  return t.row_pieces || t.row_registers || t.row_block_threads || t.row_prefetch || t.row_register_sums;
 }
 
 // The forward's layout without knobs, from the H200 sweeps (bench/results/2026-11-30-issue-7/
@@ -421,6 +420,10 @@ Source generate_layer_norm_backward(const json& p, const Tuning& tuning) {
 const char* const kReference = "reference/layer_norm_reference.cpp (float64)";
 
 }  // namespace
+
+bool any_row_knob(const Tuning& t) {
+  return t.row_pieces || t.row_registers || t.row_block_threads || t.row_prefetch || t.row_register_sums;
+}
 
 void append_layer_norm_families(std::vector<Family>& families) {
   Family forward;

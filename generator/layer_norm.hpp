@@ -46,14 +46,19 @@ struct LayerNormStagedTiling {
   std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
 };
 
+/// Whether a BANDJIT_ROW_* layout knob is set (row_pieces, row_registers, row_block_threads,
+/// row_prefetch, row_register_sums): it then replaces every per-size default.
+bool any_row_knob(const Tuning& tuning);
+
 /// Whether the staged backward is the default for rows of `hidden` (Tuning::row_staged: 1
-/// off, 2 on wherever a layout exists).
+/// off, 2 on wherever a layout exists; unset, a layout knob means the register kernel, so a
+/// sweep of that knob measures it).
 bool layer_norm_staged_default(int hidden, DType dtype);
 
 /// The staged backward's layout, or staged = false where it is off or no layout fits: rows of
 /// 16-byte multiples, split over the fewest cluster blocks (1, 2, 4, 8) whose slice has a
 /// layout of whole pieces a thread (≤ 32 elements, ≤ 512 threads, Tuning::row_block_threads
-/// exactly where set) and two stages fit in 227 KiB. Grid: one wave of blocks (one an SM) on
+/// exactly where set, if ≤ 512) and two stages fit in 227 KiB. Grid: one wave of blocks (one an SM) on
 /// kAssumedSms SMs, two of clusters (Tuning::row_waves overrides).
 LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning = {});
 

@@ -34,7 +34,8 @@ bool layer_norm_staged_default(int hidden, DType dtype) {
 LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning) {
   LayerNormStagedTiling t;
   const int size = static_cast<int>(element_size(dtype));
-  const bool wanted = tuning.row_staged ? tuning.row_staged == 2 : layer_norm_staged_default(hidden, dtype);
+  const bool wanted =
+      tuning.row_staged ? tuning.row_staged == 2 : !any_row_knob(tuning) && layer_norm_staged_default(hidden, dtype);
   if (!wanted || (std::int64_t(hidden) * size) % 16 != 0) return t;
   t.vec = 16 / size;
   for (int cb = 1; cb <= 8; cb *= 2) {
@@ -47,7 +48,7 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
     for (int nv = 1; nv * t.vec <= kMostElements; ++nv) {
       if (pieces % nv != 0) continue;
       const int th = pieces / nv;
-      const int most = tuning.row_block_threads ? tuning.row_block_threads : kMostThreads;
+      const int most = tuning.row_block_threads ? std::min(kMostThreads, tuning.row_block_threads) : kMostThreads;
       if (th % 32 != 0 || th > most || (tuning.row_block_threads && th != tuning.row_block_threads)) continue;
       threads = th, per_thread = nv;
       break;

@@ -71,7 +71,8 @@ struct Source {
   std::vector<std::string> arguments;  ///< pointer arguments of the entry point, in order
   /// Byte alignment each argument needs; empty = 16 for every argument but "mask" (4).
   std::vector<std::uint32_t> argument_alignment;
-  /// Uses instructions of the arch-specific target (wgmma): sm_90 compiles as sm_90a.
+  /// Has a build for the arch-specific target (sm_90 compiles as sm_90a): wgmma kernels, and
+  /// kernels whose sm_90a build differs (__CUDA_ARCH_FEAT_SM90_ALL) with its own launch below.
   bool arch_specific = false;
   /// Dynamic shared memory of the arch-specific build (its kernel's layout); 0 = launch's.
   std::uint32_t arch_specific_shared_bytes = 0;

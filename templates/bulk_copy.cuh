@@ -55,6 +55,10 @@ __device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned p
       : "memory");
 }
 
+// Orders this thread's earlier shared-memory accesses (generic proxy) before its later bulk
+// copies (async proxy), which may overwrite what was read.
+__device__ __forceinline__ void fence_proxy_async() { BANDJIT_BULK_ASM("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
 // Copies `bytes` (a multiple of 16, below 2^20; both addresses 16-byte aligned) from global
 // to shared memory; they count towards `bar`'s current phase.
 __device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {

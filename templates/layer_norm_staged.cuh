@@ -27,6 +27,7 @@ struct StagedShape {
   static constexpr int H = Cfg::kHidden, CB = Cfg::kClusterBlocks, HS = H / CB, V = Cfg::kVec;
   static constexpr int TH = Cfg::kThreads, NV = Cfg::kPiecesPerThread, ST = Cfg::kStages;
   static_assert(ST >= 2, "a stage is refilled only after the next row's wait");
+  static_assert(2 * HS * sizeof(T) < (1u << 20), "an mbarrier phase counts fewer than 2^20 bytes");
   static_assert(H % CB == 0 && NV * TH * V == HS, "every thread holds NV whole pieces of the slice");
   static_assert(TH % 32 == 0 && V * sizeof(T) == 16, "whole warps, 16-byte pieces");
   // Bulk copies move 16-byte multiples between 16-byte aligned addresses: every row's slice.
@@ -140,7 +141,13 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
 #endif
     const float2 total = ln::cluster_sum<CB>(ln::group_sum<TH>(sums, smem), smem + S::kSlots, it & 1);
     // Every thread has passed this row's barriers, so stage (it − 1) % ST is read: refill it.
-    if (tid == 0 && it >= 1 && it - 1 + ST < ITER) issue(it - 1 + ST);
+    // A one-warp block's reduction is shuffles only, which order no memory: its lanes meet at
+    // __syncwarp first. The proxy fence orders the generic reads before the async-proxy copy.
+    if constexpr (TH == 32 && CB == 1) __syncwarp();
+    if (tid == 0 && it >= 1 && it - 1 + ST < ITER) {
+      fence_proxy_async();
+      issue(it - 1 + ST);
+    }
     if (!active) continue;  // the block's (cluster's) reductions are done for this row
     const float mean_g = total.x / float(H), mean_gx = total.y / float(H);
 

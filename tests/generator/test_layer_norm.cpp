@@ -327,6 +327,12 @@ TEST_CASE("tiling: layer_norm_backward's staged kernel (sm_90 bulk copies)", "[t
   const auto t256 = layer_norm_staged_tiling(4096, 16384, DType::float16, threads);
   CHECK((t256.staged && t256.threads == 256 && t256.pieces_per_thread == 4 && t256.cluster_blocks == 2));
   CHECK(layer_norm_staged_tiling(4096, 16384, DType::float16, waves).row_iterations == 8);
+  // A register-kernel knob alone means the register kernel (a sweep of it measures it), and
+  // the staged block stays within 512 threads.
+  Tuning prefetch, wide = on;
+  prefetch.row_prefetch = 2, wide.row_block_threads = 1024;
+  CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float16, prefetch).staged);
+  CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float16, wide).staged);
 }
 
 TEST_CASE("generator: the staged backward reaches the sm_90a build only", "[generator][layer_norm]") {
@@ -336,10 +342,15 @@ TEST_CASE("generator: the staged backward reaches the sm_90a build only", "[gene
   CHECK(s.arch_specific);
   CHECK(has(s.text, "bandjit::layer_norm_backward_staged<StagedCfg>(dy, x, mean, rstd, weight, dx, dweight, dbias"));
   CHECK(has(s.text, "#define BANDJIT_LN_ENTRY __cluster_dims__(4, 1, 1) __launch_bounds__(512, 1)"));
-  const LaunchShape l90 = launch_for(s, "sm_90"), l80 = launch_for(s, "sm_80");
+  const LaunchShape l90 = launch_for(s, "sm_90"), l80 = launch_for(s, "sm_80"), l100 = launch_for(s, "sm_100");
   CHECK((l90.grid[0] == t.blocks && l90.block[0] == 512 && l90.shared_bytes == t.shared_bytes));
   CHECK((l80.grid[0] == s.launch.grid[0] && l80.block[0] == s.launch.block[0] && l80.shared_bytes == s.launch.shared_bytes));
-  CHECK(l80.block[0] == 1024);  // the register kernel's
+  CHECK((l100.grid[0] == s.launch.grid[0] && l100.block[0] == 1024));  // the register kernel's
+  CHECK(l80.block[0] == 1024);
+  // Only sm_90 has the arch-specific build; a plain sm_90 build of the source stops.
+  CHECK(arch_specific_target("sm_90") == "sm_90a");
+  CHECK(arch_specific_target("sm_100").empty());
+  CHECK(has(s.text, "__CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n#error"));
   // Not staged: one kernel for every target, as before.
   const Source h100 = find_family("layer_norm_backward")
                           .generate({{"rows", 671088}, {"hidden", 100}, {"dtype", "float16"}, {"weight", true}, {"bias", true}});
