@@ -27,7 +27,7 @@ bool layer_norm_staged_default(int hidden, DType dtype) {
   // From the H200 measurement (bench/results/2026-12-02-layer-norm-staged, against the
   // register kernel in the same run): 16-bit H = 5120 74 → 85 %, 16384 67 → 73 %, 65536 float16
   // 40 → 46 % (bfloat16 level); shorter 16-bit rows and every float32 row lost (float32 H =
-  // 16384 83 → 50 %, 65536 62 → 41 %; 16-bit H = 4096 82 → 75 %).
+  // 16384 83 → 50 %, 65536 62 → 41 %; 16-bit H = 4096 81–85 → 75 %).
   return element_size(dtype) == 2 && hidden >= 5120;
 }
 
