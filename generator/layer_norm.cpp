@@ -34,8 +34,6 @@ int piece_vec(int hidden, DType dtype) {
   return vec;
 }
 
-// templates/layer_norm.cuh's Shape::kScratch: 2 floats a warp, rounded to 4, and 4 cluster slots.
-std::uint32_t scratch_bytes(int threads) { return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4); }
 
 // Threads (at most `most_threads` a row, a power of two), rows per block and pieces per
 // thread for rows of `pieces` pieces: the fewest threads with at most `warp_pieces` each when
@@ -121,7 +119,7 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   const bool small_sums = t.pieces_per_thread * t.vec * sums <= 16 && (size == 4 || t.pieces <= 8) &&
                           t.threads <= 512 && t.cluster_blocks == 1;  // (clusters: never measured; spill on sm_80)
   t.register_sums = backward && one_chunk && sums > 0 && on(tuning.row_register_sums, small_sums);
-  t.shared_bytes = scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
+  t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
   // ≤ 85 registers (768 threads) where the block size allows it.
   t.min_blocks = std::max(1, (t.prefetch ? 768 : 1024) / t.threads);
@@ -220,8 +218,6 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums));
 }
 
-// Fills what both families share; `params` lists the kernel's parameters in order as
-// (name, C++ type, present).
 // The staged backward's Cfg (templates/layer_norm_staged.cuh).
 std::string staged_cfg_text(const json& p, const LayerNormStagedTiling& t) {
   return fmt::format(
@@ -241,6 +237,8 @@ std::string staged_cfg_text(const json& p, const LayerNormStagedTiling& t) {
       fmt::arg("iter", t.row_iterations), fmt::arg("smem", t.shared_bytes));
 }
 
+// Fills what both families share; `params` lists the kernel's parameters in order as
+// (name, C++ type, present).
 // `staged` (the backward, where its tiling says so): the sm_90a build runs the staged kernel
 // with its own grid, block, shared memory and cluster; every other target the kernel of `t`.
 Source make_source(const char* family, const json& p, const LayerNormTiling& t,
@@ -420,6 +418,10 @@ Source generate_layer_norm_backward(const json& p, const Tuning& tuning) {
 const char* const kReference = "reference/layer_norm_reference.cpp (float64)";
 
 }  // namespace
+
+std::uint32_t layer_norm_scratch_bytes(int threads) {
+  return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4);
+}
 
 bool any_row_knob(const Tuning& t) {
   return t.row_pieces || t.row_registers || t.row_block_threads || t.row_prefetch || t.row_register_sums;

@@ -46,6 +46,10 @@ struct LayerNormStagedTiling {
   std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
 };
 
+/// Bytes of reduction scratch (2 floats a warp, rounded to 4) and 4 cluster slots at the start
+/// of a layer_norm block's shared memory (Shape::kScratch, StagedShape's barrier offset).
+std::uint32_t layer_norm_scratch_bytes(int threads);
+
 /// Whether a BANDJIT_ROW_* layout knob is set (row_pieces, row_registers, row_block_threads,
 /// row_prefetch, row_register_sums): it then replaces every per-size default.
 bool any_row_knob(const Tuning& tuning);

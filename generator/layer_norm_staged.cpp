@@ -8,7 +8,6 @@
 namespace bandjit {
 namespace {
 
-constexpr std::uint32_t kSharedLimit = 227 * 1024;  // an sm_90 block's dynamic shared memory
 constexpr int kMostStages = 4;
 constexpr int kMostThreads = 512;  // weights and column sums in registers: ≤ 128 a thread
 constexpr int kMostElements = 32;  // per thread: 32 weights + 64 column sums
@@ -17,7 +16,7 @@ std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b
 
 // templates/layer_norm_staged.cuh's StagedShape: scratch and cluster slots, barriers, stages.
 std::uint32_t stage_offset(int threads, int stages) {
-  const std::uint32_t barriers = static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4);
+  const std::uint32_t barriers = layer_norm_scratch_bytes(threads);
   return (barriers + 8 * static_cast<std::uint32_t>(stages) + 15) / 16 * 16;
 }
 
@@ -55,7 +54,7 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
     }
     if (!threads) continue;
     int stages = kMostStages;
-    while (stages >= 2 && stage_offset(threads, stages) + stages * 2 * slice > kSharedLimit) --stages;
+    while (stages >= 2 && stage_offset(threads, stages) + stages * 2 * slice > kMaxSharedBytes) --stages;
     if (stages < 2) continue;
     t.staged = true;
     t.cluster_blocks = cb, t.threads = threads, t.pieces_per_thread = per_thread, t.stages = stages;
