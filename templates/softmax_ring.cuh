@@ -1,0 +1,134 @@
+// bandjit/softmax_ring.cuh — the softmax forward (templates/softmax.cuh's math and masks,
+// docs/softmax.md) for long rows on sm_90: one block an SM takes kRowIterations rows in turn
+// through a ring of shared-memory chunks (templates/row_ring.cuh). Pass one waits for each
+// chunk and folds its values into the thread's running (max m, Σ e^(v − m)); one block
+// reduction gives the row's (M, S); pass two reads the chunks again, writes
+// y = e^(v − M) / S and releases each slot to the next rows' copies. The cluster kernels of
+// softmax.cuh hold one row and wait at each cluster exchange with no load in flight.
+// x, y: [rows, L] (y may alias x: a row is wholly in shared memory before it is written);
+// mask: boolean [batch, 1, queries, L] or none (an additive mask takes softmax.cuh's kernels).
+#pragma once
+
+#include "bandjit/row_ring.cuh"
+#include "bandjit/softmax.cuh"
+
+namespace bandjit {
+
+// Cfg: T, kRows, kRowLength (L), kHeads, kQueries, kScale, kMask (none or bool), kCausal,
+// kThreads (TH), kChunks (NC, with NC · TH 16-byte pieces = L), kSlots, kRowIterations.
+template <class Cfg>
+struct SoftmaxRingShape {
+  using T = typename Cfg::T;
+  static constexpr int V = 16 / int(sizeof(T)), TH = Cfg::kThreads, NC = Cfg::kChunks;
+  static_assert(NC * TH * V == Cfg::kRowLength, "a row is whole chunks of one 16-byte piece a thread");
+  static_assert(Cfg::kMask != kMaskAdditive, "an additive mask takes the register kernels");
+  // Two rows' reduction slots (a row's slots are rewritten only after every thread has passed
+  // the next row's barrier), one (m, s) a warp.
+  static constexpr unsigned kScratchBytes = 2u * (TH / 32) * sizeof(RowStats);
+  using Ring = RowRing<TH, NC, Cfg::kSlots, kScratchBytes>;
+  static constexpr unsigned kSharedBytes = Ring::Layout::kSharedBytes;
+  // Kept-key bits of the thread's pieces in a row (boolean mask: read once, used twice).
+  static constexpr int kMaskWords = Cfg::kMask == kMaskBool ? (NC * V + 31) / 32 : 1;
+};
+
+template <class Cfg>
+__device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, typename Cfg::T* y,
+                                                     const unsigned char* __restrict__ mask, void* smem) {
+  using Sh = SoftmaxRingShape<Cfg>;
+  using T = typename Sh::T;
+  constexpr int V = Sh::V, TH = Sh::TH, NC = Sh::NC, L = Cfg::kRowLength, Q = Cfg::kQueries;
+  constexpr int ITER = Cfg::kRowIterations;
+  static_assert(Cfg::kSharedBytes == Sh::kSharedBytes, "the generator's layout is the template's");
+  const int tid = threadIdx.x, warp = tid >> 5;
+  const i64 first_row = i64(blockIdx.x) * ITER;
+  const int rows = int(Cfg::kRows - first_row < ITER ? Cfg::kRows - first_row : ITER);
+  RowStats* scratch = static_cast<RowStats*>(smem);
+  typename Sh::Ring ring(smem, x + first_row * L, i64(L) * sizeof(T), rows);
+  ring.init();
+  __syncthreads();
+  ring.start();
+
+#pragma unroll 1
+  for (int it = 0; it < rows; ++it) {
+    const i64 row = first_row + it;
+    const int q = int(row % Q);
+    const i64 mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
+    const int last_key = q + (L - Q);                              // causal: later keys are removed
+    unsigned kept[Sh::kMaskWords];
+#pragma unroll
+    for (int w = 0; w < Sh::kMaskWords; ++w) kept[w] = 0u;
+    // v = scale·x, −inf at removed keys.
+    auto values = [&](int k, const uint4& raw, float (&v)[V]) {
+      const T* in = reinterpret_cast<const T*>(&raw);
+      const int j0 = (k * TH + tid) * V;
+#pragma unroll
+      for (int c = 0; c < V; ++c) {
+        bool removed = false;
+        if constexpr (Cfg::kMask == kMaskBool) removed = !((kept[(k * V + c) / 32] >> ((k * V + c) % 32)) & 1u);
+        if constexpr (Cfg::kCausal) removed = removed || j0 + c > last_key;
+        v[c] = removed ? neg_inf() : to_float(in[c]) * Cfg::kScale;
+      }
+    };
+
+    // Pass one: the thread's running (m, s), a piece at a time.
+    RowStats mine = {neg_inf(), 0.f};
+#pragma unroll
+    for (int k = 0; k < NC; ++k) {
+      if constexpr (Cfg::kMask == kMaskBool) {
+        typedef typename RawPiece<V>::type MaskRaw;
+        const MaskRaw mraw = load_piece<unsigned char, V>(mask + mask_row * L + (k * TH + tid) * V);
+        const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+        for (int c = 0; c < V; ++c) {
+          const int b = k * V + c;
+          if (!removed[c]) kept[b / 32] |= 1u << (b % 32);
+        }
+      }
+      const int g = it * NC + k;
+      ring.wait(g);
+      float v[V];
+      values(k, ring.piece(g), v);
+      float pm = neg_inf();
+#pragma unroll
+      for (int c = 0; c < V; ++c) pm = fmaxf(pm, v[c]);
+      if (pm > mine.m) {  // rescale the sum to the new maximum (none yet: s = 0)
+        mine.s = mine.m == neg_inf() ? 0.f : mine.s * exp2_approx((mine.m - pm) * kLog2e);
+        mine.m = pm;
+      }
+      const float shift = mine.m == neg_inf() ? 0.f : mine.m;
+#pragma unroll
+      for (int c = 0; c < V; ++c) mine.s += exp2_approx((v[c] - shift) * kLog2e);
+    }
+
+    // The row's (M, S): shuffles, then one slot a warp (this row's half of the scratch).
+    RowStats total = mine;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) total = combine(total, shfl_xor(total, o));
+    RowStats* slots = scratch + (it & 1) * (TH / 32);
+    if ((tid & 31) == 0) slots[warp] = total;
+    __syncthreads();
+    total = slots[0];
+#pragma unroll
+    for (int w = 1; w < TH / 32; ++w) total = combine(total, slots[w]);
+
+    // Pass two: y = e^(v − M) / S (0 for a row with every key removed).
+    const float shift = total.m == neg_inf() ? 0.f : total.m;
+    const float inv = total.m == neg_inf() ? 0.f : 1.f / total.s;
+#pragma unroll
+    for (int k = 0; k < NC; ++k) {
+      const int g = it * NC + k;
+      float v[V];
+      values(k, ring.piece(g), v);
+      ring.release(g);
+      uint4 raw;
+      T* out = reinterpret_cast<T*>(&raw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx((v[c] - shift) * kLog2e) * inv);
+      store_piece<T, V>(y + row * L + (k * TH + tid) * V, raw);
+      // Thread 0 refills two chunks behind its own warp, so the other warps seldom hold it up.
+      if (tid == 0) ring.top_up(g - 1);
+    }
+  }
+}
+
+}  // namespace bandjit
