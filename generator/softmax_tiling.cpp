@@ -133,8 +133,8 @@ SoftmaxRingTiling softmax_ring_tiling(std::int64_t rows, std::int64_t L, DType d
   // An additive mask would be read twice (or staged beside x): it keeps the other kernels.
   if (!wanted || mask_bytes > 1 || (L * size) % 16 != 0) return t;
   const std::int64_t pieces = L * size / 16;
-  constexpr int kDefaultThreads = 512;
-  constexpr int kMostChunks = 64;  // the passes are unrolled over a row's chunks
+  constexpr int kDefaultThreads = 1024;  // 32 warps: more of each row's latency hidden; ≤ 64 registers
+  constexpr int kMostChunks = 16;  // a thread holds its piece of every chunk in registers (≤ 64)
   int threads = tuning.row_block_threads ? tuning.row_block_threads : kDefaultThreads;
   // The most threads (whole warps) up to that which split the row into whole chunks.
   while (threads >= 32 && (threads % 32 != 0 || pieces % threads != 0)) threads -= 32;

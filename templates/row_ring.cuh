@@ -77,20 +77,23 @@ struct RowRing {
       issue(issued);
     }
   }
-  // Waits until chunk g has landed (thread 0 first issues it if it has not yet).
-  __device__ __forceinline__ void wait(int g) {
+  // Thread 0: issues chunks up to g (waiting for their slots' releases) if it has not yet.
+  __device__ __forceinline__ void issue_through(int g) {
     if (threadIdx.x == 0) top_up(g - SLOTS + 1);
-    barrier_wait(&full[g % SLOTS], (g / SLOTS) & 1);
   }
+  // Waits until chunk g has landed; issue_through(g) must have come first.
+  __device__ __forceinline__ void wait(int g) { barrier_wait(&full[g % SLOTS], (g / SLOTS) & 1); }
   // This thread's 16-byte piece of chunk g (landed).
   __device__ __forceinline__ uint4 piece(int g) const {
     return reinterpret_cast<const uint4*>(base + Layout::kSlotOffset + (g % SLOTS) * Layout::kChunkBytes)[threadIdx.x];
   }
-  // The warp has read chunk g for the last time: its slot may be refilled. Every lane's reads
-  // come before the warp's one arrival (__syncwarp orders them).
-  __device__ __forceinline__ void release(int g) {
+  // The warp has read chunks g … g + count − 1 for the last time: their slots may be refilled.
+  // Every lane's reads come before the warp's arrivals (__syncwarp orders them).
+  __device__ __forceinline__ void release(int g, int count = 1) {
     __syncwarp();
-    if ((threadIdx.x & 31) == 0) barrier_arrive(&empty[g % SLOTS]);
+    if ((threadIdx.x & 31) == 0)
+#pragma unroll 1
+      for (int k = 0; k < count; ++k) barrier_arrive(&empty[(g + k) % SLOTS]);
   }
 };
 

@@ -1,9 +1,9 @@
 // bandjit/softmax_ring.cuh — the softmax forward (templates/softmax.cuh's math and masks,
 // docs/softmax.md) for long rows on sm_90: one block an SM takes kRowIterations rows in turn
 // through a ring of shared-memory chunks (templates/row_ring.cuh). Pass one waits for each
-// chunk and folds its values into the thread's running (max m, Σ e^(v − m)); one block
-// reduction gives the row's (M, S); pass two reads the chunks again, writes
-// y = e^(v − M) / S and releases each slot to the next rows' copies. The cluster kernels of
+// chunk and moves the thread's pieces into registers, releasing the slots to the copies of
+// the rows ahead; the thread's (max m, Σ e^(v − m)) and one block reduction give the row's
+// (M, S), and y = e^(v − M) / S is written from the registers. The cluster kernels of
 // softmax.cuh hold one row and wait at each cluster exchange with no load in flight.
 // x, y: [rows, L] (y may alias x: a row is wholly in shared memory before it is written);
 // mask: boolean [batch, 1, queries, L] or none (an additive mask takes softmax.cuh's kernels).
@@ -39,6 +39,7 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
   constexpr int V = Sh::V, TH = Sh::TH, NC = Sh::NC, L = Cfg::kRowLength, Q = Cfg::kQueries;
   constexpr int ITER = Cfg::kRowIterations;
   static_assert(Cfg::kSharedBytes == Sh::kSharedBytes, "the generator's layout is the template's");
+  static_assert(NC <= 16, "a thread holds its NC pieces of the row in registers (≤ 64)");
   const int tid = threadIdx.x, warp = tid >> 5;
   const i64 first_row = i64(blockIdx.x) * ITER;
   const int rows = int(Cfg::kRows - first_row < ITER ? Cfg::kRows - first_row : ITER);
@@ -54,12 +55,34 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
     const int q = int(row % Q);
     const i64 mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
     const int last_key = q + (L - Q);                              // causal: later keys are removed
+    // Kept-key bits of the thread's pieces (boolean mask), from global memory (the L2: the
+    // heads share a mask row) before the waits, so their latency overlaps the copies'.
     unsigned kept[Sh::kMaskWords];
 #pragma unroll
     for (int w = 0; w < Sh::kMaskWords; ++w) kept[w] = 0u;
+    if constexpr (Cfg::kMask == kMaskBool) {
+      typedef typename RawPiece<V>::type MaskRaw;
+#pragma unroll
+      for (int k = 0; k < NC; ++k) {
+        const MaskRaw mraw = load_piece<unsigned char, V>(mask + mask_row * L + (k * TH + tid) * V);
+        const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+        for (int c = 0; c < V; ++c)
+          if (!removed[c]) kept[(k * V + c) / 32] |= 1u << ((k * V + c) % 32);
+      }
+    }
+    // The thread's pieces of the row, out of the ring into registers; the warp then releases
+    // the row's slots to the copies of rows ahead.
+    uint4 raw[NC];
+    ring.issue_through(it * NC + NC - 1);
+#pragma unroll 1
+    for (int k = 0; k < NC; ++k) ring.wait(it * NC + k);
+#pragma unroll
+    for (int k = 0; k < NC; ++k) raw[k] = ring.piece(it * NC + k);
+    ring.release(it * NC, NC);
     // v = scale·x, −inf at removed keys.
-    auto values = [&](int k, const uint4& raw, float (&v)[V]) {
-      const T* in = reinterpret_cast<const T*>(&raw);
+    auto values = [&](int k, float (&v)[V]) {
+      const T* in = reinterpret_cast<const T*>(&raw[k]);
       const int j0 = (k * TH + tid) * V;
 #pragma unroll
       for (int c = 0; c < V; ++c) {
@@ -70,28 +93,16 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
       }
     };
 
-    // Pass one: the thread's running (m, s), a piece at a time.
+    // The thread's running (m, s), a piece at a time (the sum rescaled when the maximum grows).
     RowStats mine = {neg_inf(), 0.f};
 #pragma unroll
     for (int k = 0; k < NC; ++k) {
-      if constexpr (Cfg::kMask == kMaskBool) {
-        typedef typename RawPiece<V>::type MaskRaw;
-        const MaskRaw mraw = load_piece<unsigned char, V>(mask + mask_row * L + (k * TH + tid) * V);
-        const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
-#pragma unroll
-        for (int c = 0; c < V; ++c) {
-          const int b = k * V + c;
-          if (!removed[c]) kept[b / 32] |= 1u << (b % 32);
-        }
-      }
-      const int g = it * NC + k;
-      ring.wait(g);
       float v[V];
-      values(k, ring.piece(g), v);
+      values(k, v);
       float pm = neg_inf();
 #pragma unroll
       for (int c = 0; c < V; ++c) pm = fmaxf(pm, v[c]);
-      if (pm > mine.m) {  // rescale the sum to the new maximum (none yet: s = 0)
+      if (pm > mine.m) {  // none kept yet: s = 0
         mine.s = mine.m == neg_inf() ? 0.f : mine.s * exp2_approx((mine.m - pm) * kLog2e);
         mine.m = pm;
       }
@@ -107,26 +118,24 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
     RowStats* slots = scratch + (it & 1) * (TH / 32);
     if ((tid & 31) == 0) slots[warp] = total;
     __syncthreads();
+    // Every warp has released this row's slots (before the barrier): refill them now.
+    if (tid == 0) ring.top_up((it + 1) * NC);
     total = slots[0];
 #pragma unroll
     for (int w = 1; w < TH / 32; ++w) total = combine(total, slots[w]);
 
-    // Pass two: y = e^(v − M) / S (0 for a row with every key removed).
+    // y = e^(v − M) / S (0 for a row with every key removed).
     const float shift = total.m == neg_inf() ? 0.f : total.m;
     const float inv = total.m == neg_inf() ? 0.f : 1.f / total.s;
 #pragma unroll
     for (int k = 0; k < NC; ++k) {
-      const int g = it * NC + k;
       float v[V];
-      values(k, ring.piece(g), v);
-      ring.release(g);
-      uint4 raw;
-      T* out = reinterpret_cast<T*>(&raw);
+      values(k, v);
+      uint4 out_raw;
+      T* out = reinterpret_cast<T*>(&out_raw);
 #pragma unroll
       for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx((v[c] - shift) * kLog2e) * inv);
-      store_piece<T, V>(y + row * L + (k * TH + tid) * V, raw);
-      // Thread 0 refills two chunks behind its own warp, so the other warps seldom hold it up.
-      if (tid == 0) ring.top_up(g - 1);
+      store_piece<T, V>(y + row * L + (k * TH + tid) * V, out_raw);
     }
   }
 }

@@ -167,15 +167,15 @@ TEST_CASE("generator: the softmax sets and their shorthands", "[generator]") {
 }
 
 TEST_CASE("tiling: the softmax forward's ring (sm_90 bulk copies) and its switches", "[tiling]") {
-  // L = 65536 float16: 512 threads, 16 chunks of 8 KiB, as many slots as 227 KiB holds; 1024
+  // L = 65536 float16: 1024 threads, 8 chunks of 16 KiB, as many slots as 227 KiB holds; 1024
   // rows over 128 blocks of 8.
   const SoftmaxRingTiling t = softmax_ring_tiling(1024, 65536, DType::float16, 0);
   CHECK(t.ring);
-  CHECK(t.threads == 512);
-  CHECK(t.chunks == 16);
-  CHECK(t.slots == 28);
+  CHECK(t.threads == 1024);
+  CHECK(t.chunks == 8);
+  CHECK(t.slots == 14);
   CHECK(t.shared_bytes <= 227 * 1024);
-  CHECK(t.shared_bytes + 8192 > 227 * 1024);  // no room for one more slot
+  CHECK(t.shared_bytes + 16384 > 227 * 1024);  // no room for one more slot
   CHECK(t.row_iterations == 8);
   CHECK(t.blocks == 128);
   CHECK(softmax_ring_tiling(1024, 65536, DType::bfloat16, 1).ring);      // boolean mask
@@ -184,18 +184,20 @@ TEST_CASE("tiling: the softmax forward's ring (sm_90 bulk copies) and its switch
   on.row_ring = 2, off.row_ring = 1, knob.row_block_threads = 256;
   CHECK_FALSE(softmax_ring_tiling(1024, 65536, DType::float16, 0, off).ring);
   CHECK_FALSE(softmax_ring_tiling(1024, 65536, DType::float16, 0, knob).ring);  // a layout knob alone: its kernels
-  on.row_block_threads = 256;
-  CHECK(softmax_ring_tiling(1024, 65536, DType::float16, 0, on).threads == 256);
-  CHECK(softmax_ring_tiling(1024, 65536, DType::float16, 0, on).chunks == 32);
+  on.row_block_threads = 512;
+  CHECK(softmax_ring_tiling(1024, 65536, DType::float16, 0, on).threads == 512);
+  CHECK(softmax_ring_tiling(1024, 65536, DType::float16, 0, on).chunks == 16);
+  on.row_block_threads = 256;  // 32 chunks: more pieces a thread than its registers hold
+  CHECK_FALSE(softmax_ring_tiling(1024, 65536, DType::float16, 0, on).ring);
   on.row_block_threads = 0;
   // float32 L = 65536 (256 KiB) does not fit; with the switch, shorter float32 rows do.
   CHECK_FALSE(softmax_ring_tiling(1024, 65536, DType::float32, 0, on).ring);
-  CHECK(softmax_ring_tiling(4096, 16384, DType::float32, 0, on).chunks == 8);
+  CHECK(softmax_ring_tiling(4096, 16384, DType::float32, 0, on).chunks == 4);
   // A row that is not whole 16-byte pieces or has no whole-warp chunk takes the other kernels.
   CHECK_FALSE(softmax_ring_tiling(100, 100003, DType::float16, 0, on).ring);
   CHECK(softmax_ring_tiling(10, 100, DType::float32, 0, on).threads == 0);  // 25 pieces: no whole warp
-  // L = 5120 float16: 640 pieces, the most threads up to 512 that divide them: 320.
-  CHECK(softmax_ring_tiling(13107, 5120, DType::float16, 0, on).threads == 320);
+  // L = 5120 float16: 640 pieces, the most threads up to 1024 that divide them: 640.
+  CHECK(softmax_ring_tiling(13107, 5120, DType::float16, 0, on).threads == 640);
   for (std::int64_t rows : {1, 131, 132, 133, 1000, 1 << 20}) {
     const SoftmaxRingTiling r = softmax_ring_tiling(rows, 16384, DType::float16, 0, on);
     INFO("rows " << rows);
@@ -212,10 +214,10 @@ TEST_CASE("generator: the ring forward reaches the sm_90a build only", "[generat
   const SoftmaxRingTiling t = softmax_ring_tiling(1024, 65536, DType::float16, 1);
   CHECK(s.arch_specific);
   CHECK(has(s.text, "bandjit::softmax_forward_ring<RingCfg>(x, y, mask, bandjit_ring);"));
-  CHECK(has(s.text, "kThreads = 512, kChunks = 16, kSlots = 28, kRowIterations = 8;"));
+  CHECK(has(s.text, "kThreads = 1024, kChunks = 8, kSlots = 14, kRowIterations = 8;"));
   CHECK(has(s.text, "__CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n#error"));
   const LaunchShape l90 = launch_for(s, "sm_90"), l80 = launch_for(s, "sm_80");
-  CHECK((l90.grid[0] == t.blocks && l90.block[0] == 512 && l90.shared_bytes == t.shared_bytes));
+  CHECK((l90.grid[0] == t.blocks && l90.block[0] == 1024 && l90.shared_bytes == t.shared_bytes));
   CHECK((l80.grid[0] == s.launch.grid[0] && l80.block[0] == s.launch.block[0] && l80.shared_bytes == s.launch.shared_bytes));
   CHECK(l80.block[0] == 256);
   // The backward, an additive mask and short rows: one kernel for every target.
