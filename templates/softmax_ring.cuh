@@ -9,6 +9,7 @@
 // mask: boolean [batch, 1, queries, L] or none (an additive mask takes softmax.cuh's kernels).
 #pragma once
 
+#include "bandjit/opaque.cuh"
 #include "bandjit/row_ring.cuh"
 #include "bandjit/softmax.cuh"
 
@@ -124,6 +125,10 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
 #pragma unroll
     for (int w = 1; w < TH / 32; ++w) total = combine(total, slots[w]);
 
+    // Converted again from the raw pieces (opaque: not kept from before the barrier as
+    // unpacked values, twice the registers).
+#pragma unroll
+    for (int k = 0; k < NC; ++k) opaque(raw[k]);
     // y = e^(v − M) / S (0 for a row with every key removed).
     const float shift = total.m == neg_inf() ? 0.f : total.m;
     const float inv = total.m == neg_inf() ? 0.f : 1.f / total.s;
