@@ -32,6 +32,18 @@ struct SoftmaxRingShape {
   static constexpr int kMaskWords = Cfg::kMask == kMaskBool ? (NC * V + 31) / 32 : 1;
 };
 
+// (M, S) of the warp's 32 (m, s): M by shuffles, then Σ s · e^(m − M) by shuffles (an
+// empty side, m = −inf, adds 0); every lane gets the result.
+__device__ __forceinline__ RowStats warp_stats(RowStats v) {
+  float m = v.m;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, shfl_xor(m, o));
+  float s = v.m == neg_inf() ? 0.f : v.s * exp2_approx((v.m - m) * kLog2e);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) s += shfl_xor(s, o);
+  return {m, s};
+}
+
 template <class Cfg>
 __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, typename Cfg::T* y,
                                                      const unsigned char* __restrict__ mask, void* smem) {
@@ -112,18 +124,18 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
       for (int c = 0; c < V; ++c) mine.s += exp2_approx((v[c] - shift) * kLog2e);
     }
 
-    // The row's (M, S): shuffles, then one slot a warp (this row's half of the scratch).
-    RowStats total = mine;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) total = combine(total, shfl_xor(total, o));
+    // The row's (M, S) in two short steps rather than a chain of combines (each a pair of
+    // exp2): a warp's maximum and its sum rescaled to it, one slot a warp (this row's half
+    // of the scratch); after the barrier lane w of every warp takes warp w's slot and the
+    // same two steps give the block's.
     RowStats* slots = scratch + (it & 1) * (TH / 32);
-    if ((tid & 31) == 0) slots[warp] = total;
+    const RowStats mine_w = warp_stats(mine);
+    if ((tid & 31) == 0) slots[warp] = mine_w;
     __syncthreads();
     // Every warp has released this row's slots (before the barrier): refill them now.
     if (tid == 0) ring.top_up((it + 1) * NC);
-    total = slots[0];
-#pragma unroll
-    for (int w = 1; w < TH / 32; ++w) total = combine(total, slots[w]);
+    const int lane = tid & 31;
+    const RowStats total = warp_stats(lane < TH / 32 ? slots[lane] : RowStats{neg_inf(), 0.f});
 
     // Converted again from the raw pieces (opaque: not kept from before the barrier as
     // unpacked values, twice the registers).
