@@ -106,7 +106,12 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
       }
     };
 
-    // The thread's running (m, s), a piece at a time (the sum rescaled when the maximum grows).
+    // Each piece's maximum p_k and e = e^(v − p_k), summed and kept in the raw piece's place
+    // rounded to T (0 exactly at removed keys), so that the write pass is one multiply an
+    // element: about one exp2 an element in all, not two (the SM's exp2 rate, 16 a clock,
+    // held long rows back). Rounding e and then y to T: within about one unit in the last
+    // place of T. The thread's (m, s) folds the pieces' (p_k, Σe) as they come.
+    float piece_max[NC];
     RowStats mine = {neg_inf(), 0.f};
 #pragma unroll
     for (int k = 0; k < NC; ++k) {
@@ -115,13 +120,21 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
       float pm = neg_inf();
 #pragma unroll
       for (int c = 0; c < V; ++c) pm = fmaxf(pm, v[c]);
-      if (pm > mine.m) {  // none kept yet: s = 0
+      piece_max[k] = pm;
+      const float shift = pm == neg_inf() ? 0.f : pm;  // a piece with no key left: every e is 0
+      T* e = reinterpret_cast<T*>(&raw[k]);
+      float ps = 0.f;
+#pragma unroll
+      for (int c = 0; c < V; ++c) {
+        const float ev = exp2_approx((v[c] - shift) * kLog2e);
+        ps += ev;
+        e[c] = from_float<T>(ev);
+      }
+      if (pm > mine.m) {  // rescale the sum so far to the new maximum (none yet: s = 0)
         mine.s = mine.m == neg_inf() ? 0.f : mine.s * exp2_approx((mine.m - pm) * kLog2e);
         mine.m = pm;
       }
-      const float shift = mine.m == neg_inf() ? 0.f : mine.m;
-#pragma unroll
-      for (int c = 0; c < V; ++c) mine.s += exp2_approx((v[c] - shift) * kLog2e);
+      if (pm != neg_inf()) mine.s += pm == mine.m ? ps : ps * exp2_approx((pm - mine.m) * kLog2e);
     }
 
     // The row's (M, S) in two short steps rather than a chain of combines (each a pair of
@@ -137,21 +150,15 @@ __device__ __forceinline__ void softmax_forward_ring(const typename Cfg::T* x, t
     const int lane = tid & 31;
     const RowStats total = warp_stats(lane < TH / 32 ? slots[lane] : RowStats{neg_inf(), 0.f});
 
-    // Converted again from the raw pieces (opaque: not kept from before the barrier as
-    // unpacked values, twice the registers).
-#pragma unroll
-    for (int k = 0; k < NC; ++k) opaque(raw[k]);
-    // y = e^(v − M) / S (0 for a row with every key removed).
-    const float shift = total.m == neg_inf() ? 0.f : total.m;
-    const float inv = total.m == neg_inf() ? 0.f : 1.f / total.s;
+    // y = e · e^(p_k − M) / S (0 where the piece, or the whole row, has no key left).
 #pragma unroll
     for (int k = 0; k < NC; ++k) {
-      float v[V];
-      values(k, v);
+      const float factor = lane_factor(RowStats{piece_max[k], 0.f}, total);
+      const T* e = reinterpret_cast<const T*>(&raw[k]);
       uint4 out_raw;
       T* out = reinterpret_cast<T*>(&out_raw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx((v[c] - shift) * kLog2e) * inv);
+      for (int c = 0; c < V; ++c) out[c] = from_float<T>(to_float(e[c]) * factor);
       store_piece<T, V>(y + row * L + (k * TH + tid) * V, out_raw);
     }
   }
