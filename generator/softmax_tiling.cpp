@@ -117,47 +117,4 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   return t;
 }
 
-bool softmax_ring_default(std::int64_t row_length, DType dtype, int mask_bytes) {
-  // To be measured on the H200 (the ring against the staged and register kernels).
-  return element_size(dtype) == 2 && row_length >= 16384 && mask_bytes <= 1;
-}
-
-SoftmaxRingTiling softmax_ring_tiling(std::int64_t rows, std::int64_t L, DType dtype, int mask_bytes,
-                                      const Tuning& tuning) {
-  SoftmaxRingTiling t;
-  const int size = static_cast<int>(element_size(dtype));
-  // Unset, any layout knob (or BANDJIT_ROW_STAGED) means the kernels it lays out, so that a
-  // sweep of it measures them.
-  const bool knob = tuning.row_pieces || tuning.row_registers || tuning.row_block_threads || tuning.row_staged;
-  const bool wanted = tuning.row_ring ? tuning.row_ring == 2 : !knob && softmax_ring_default(L, dtype, mask_bytes);
-  // An additive mask would be read twice (or staged beside x): it keeps the other kernels.
-  if (!wanted || mask_bytes > 1 || (L * size) % 16 != 0) return t;
-  const std::int64_t pieces = L * size / 16;
-  constexpr int kDefaultThreads = 1024;  // 32 warps: more of each row's latency hidden; ≤ 64 registers
-  constexpr int kMostChunks = 16;  // a thread holds its piece of every chunk in registers (≤ 64)
-  int threads = tuning.row_block_threads ? tuning.row_block_threads : kDefaultThreads;
-  // The most threads (whole warps) up to that which split the row into whole chunks.
-  while (threads >= 32 && (threads % 32 != 0 || pieces % threads != 0)) threads -= 32;
-  if (threads < 32 || (tuning.row_block_threads && threads != tuning.row_block_threads)) return t;
-  const std::int64_t chunks = pieces / threads;
-  if (chunks > kMostChunks) return t;
-  // templates/row_ring.cuh's RingLayout: two rows' reduction slots (8 bytes a warp), two
-  // barriers a slot, then the slots.
-  const std::uint32_t chunk_bytes = static_cast<std::uint32_t>(threads) * 16;
-  const std::uint32_t scratch = 2 * static_cast<std::uint32_t>(threads / 32) * 8;
-  auto slot_offset = [&](std::uint32_t slots) { return ((scratch + 7) / 8 * 8 + 16 * slots + 15) / 16 * 16; };
-  std::uint32_t slots = kMaxSharedBytes / chunk_bytes;
-  while (slots > 0 && slot_offset(slots) + slots * chunk_bytes > kMaxSharedBytes) --slots;
-  if (slots <= chunks) return t;
-  t.ring = true;
-  t.threads = threads;
-  t.chunks = static_cast<int>(chunks);
-  t.slots = static_cast<int>(slots);
-  t.shared_bytes = slot_offset(slots) + slots * chunk_bytes;
-  // One block an SM (its shared memory), each taking an equal share of the rows in turn.
-  t.row_iterations = static_cast<int>(ceil_div(rows, assumed_clusters_at_once(1)));
-  t.blocks = ceil_div(rows, t.row_iterations);
-  return t;
-}
-
 }  // namespace bandjit

@@ -26,31 +26,6 @@ struct SoftmaxRowTiling {
   std::uint32_t stage_bytes = 0;  ///< staged: dynamic shared memory per block
 };
 
-/// The sm_90 ring forward (templates/softmax_ring.cuh): one block an SM takes
-/// `row_iterations` consecutive rows in turn, each row a whole `chunks` chunks of `threads`
-/// 16-byte pieces, through a ring of `slots` shared-memory chunks filled by bulk copies.
-struct SoftmaxRingTiling {
-  bool ring = false;               ///< false: the forward keeps SoftmaxRowTiling's kernel on sm_90 too
-  int threads = 0;                 ///< per block: one piece of every chunk a thread
-  int chunks = 0;                  ///< a row's chunks: L = chunks · threads · (16 bytes / element)
-  int slots = 0;                   ///< > chunks, as many as the shared memory holds
-  int row_iterations = 0;          ///< rows a block takes in turn
-  std::int64_t blocks = 0;         ///< grid.x: about one a (assumed 132-SM) GPU's SM
-  std::uint32_t shared_bytes = 0;  ///< dynamic shared memory per block
-};
-
-/// Whether the ring forward is the default for rows of `row_length` (Tuning::row_ring:
-/// 1 never, 2 wherever it has a layout).
-bool softmax_ring_default(std::int64_t row_length, DType dtype, int mask_bytes);
-
-/// The ring forward's tiling, or ring = false where the row is not whole 16-byte pieces, does
-/// not fit in an SM's shared memory with a chunk to spare, has an additive mask, or is not
-/// wanted (Tuning::row_ring; unset, softmax_ring_default where no other row knob is set).
-/// With the ring on, Tuning::row_block_threads (a multiple of 32 dividing the row's pieces)
-/// replaces the default: the most threads up to 512 that split the row into whole chunks.
-SoftmaxRingTiling softmax_ring_tiling(std::int64_t rows, std::int64_t row_length, DType dtype, int mask_bytes,
-                                      const Tuning& tuning = {});
-
 /// Longest row the tiling supports: 8 blocks × 512 threads × 32 values (the float32
 /// backward, 16 values of y and dy each: 8 blocks × 1024 threads).
 constexpr std::int64_t kMaxSoftmaxRow = 131072;

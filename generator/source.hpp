@@ -41,9 +41,6 @@ struct Tuning {
   int row_register_sums = 0;
   int row_staged = 0;
   int row_bundle = 0;
-  /// softmax forward on sm_90: whole rows through a ring of shared-memory chunks, one block an
-  /// SM taking rows in turn (templates/softmax_ring.cuh); 0: the generator decides.
-  int row_ring = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -6,7 +6,6 @@
 #define BANDJIT_USE_FP16 1
 #define __shared__ static  // the block's fixed shared arrays (blocks run one at a time)
 #include "bandjit/softmax_backward.cuh"
-#include "bandjit/softmax_ring.cuh"
 
 #include <cmath>
 #include <random>
@@ -149,88 +148,7 @@ void run_case(bool in_place, const Tuning& tuning = {}) {
   CHECK(std::sqrt(d2 / r2) <= (f32 ? 1e-6 : 2e-3));
 }
 
-template <class T_, int ROWS, int L, int H, int Q, int MASK, bool CAUSAL, int THREADS, int SLOTS, int ITER>
-struct RingCfg {
-  using T = T_;
-  static constexpr long long kRows = ROWS;
-  static constexpr int kRowLength = L, kHeads = H, kQueries = Q;
-  static constexpr float kScale = 0.75f;
-  static constexpr int kMask = MASK;
-  static constexpr bool kCausal = CAUSAL;
-  static constexpr int kThreads = THREADS, kChunks = L / (THREADS * (16 / int(sizeof(T)))), kSlots = SLOTS;
-  static constexpr int kRowIterations = ITER;
-  static constexpr unsigned kSharedBytes = SoftmaxRingShape<RingCfg>::kSharedBytes;
-};
-
-// The ring forward (templates/softmax_ring.cuh) against the float64 reference: x random,
-// y NaN-poisoned (or x itself), mask rows [batch, 1, Q, L] ~30 % removed with mask row 1
-// removing every key.
-template <class Cfg>
-void run_ring_case(bool in_place) {
-  using T = typename Cfg::T;
-  constexpr bool f32 = std::is_same_v<T, float>;
-  constexpr std::int64_t rows = Cfg::kRows, L = Cfg::kRowLength, Q = Cfg::kQueries, H = Cfg::kHeads;
-  INFO("ring: rows " << rows << " L " << L << " threads " << Cfg::kThreads << " chunks " << Cfg::kChunks << " slots "
-                     << Cfg::kSlots << " rows a block " << Cfg::kRowIterations << (in_place ? " in place" : ""));
-  const unsigned seed = std::random_device{}();
-  INFO("seed " << seed);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  const std::size_t n = static_cast<std::size_t>(rows * L), mask_rows = static_cast<std::size_t>(rows / H);
-  std::vector<unsigned char> removed(mask_rows * L);
-  for (std::size_t k = 0; k < removed.size(); ++k) removed[k] = u(rng) < -0.4 || k / L == 1;
-  std::vector<T> buf_x(n + 16), buf_y(n + 16);
-  T *x = aligned(buf_x), *y = in_place ? x : aligned(buf_y);
-  std::vector<double> xd(n), ref(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    x[k] = from_float<T>(static_cast<float>(4 * u(rng)));
-    xd[k] = to_float(x[k]);
-    if (!in_place) y[k] = from_float<T>(std::nanf(""));
-  }
-  std::vector<uint4> smem(Cfg::kSharedBytes / 16 + 1);
-  const unsigned blocks = static_cast<unsigned>((rows + Cfg::kRowIterations - 1) / Cfg::kRowIterations);
-  sim::failures.clear();
-  sim::global_ranges = {{x, n * sizeof(T)}};  // bulk copies read x's rows and nothing else
-  sim::launch({blocks, 1, 1}, Cfg::kThreads, [&] {
-    softmax_forward_ring<Cfg>(x, y, Cfg::kMask == kMaskBool ? removed.data() : nullptr, smem.data());
-  });
-  for (const auto& f : sim::failures) UNSCOPED_INFO(f);
-  CHECK(sim::failures.empty());
-  double d2 = 0, r2 = 0;
-  std::size_t structure = 0, not_finite = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t q = r % Q, mask_row = (r / (H * Q)) * Q + q;
-    reference::RowMask m;
-    if (Cfg::kMask == kMaskBool) m.boolean = &removed[mask_row * L];
-    if (Cfg::kCausal) m.last_key = reference::causal_last_key(q, Q, L);
-    reference::softmax_row(&xd[r * L], L, Cfg::kScale, m, &ref[r * L]);
-    for (std::int64_t j = 0; j < L; ++j) {
-      const double out = to_float(y[r * L + j]);
-      not_finite += !std::isfinite(out);
-      if (ref[r * L + j] == 0.0) structure += out != 0.0;
-      d2 += (out - ref[r * L + j]) * (out - ref[r * L + j]);
-      r2 += ref[r * L + j] * ref[r * L + j];
-    }
-  }
-  CHECK(not_finite == 0);
-  CHECK(structure == 0);
-  INFO("forward relative error " << std::sqrt(d2 / r2));
-  CHECK(std::sqrt(d2 / r2) <= (f32 ? 1e-6 : 2e-3));
-}
-
 }  // namespace
-
-TEST_CASE("sim: softmax forward through a ring of shared-memory chunks (sm_90 bulk copies)", "[sim]") {
-  // float16 L = 512 in 32-thread blocks: 2 chunks a row, 3 slots, 3 rows a block (the last
-  // block 1); boolean mask with a fully masked row, causal.
-  run_ring_case<RingCfg<__half, 7, 512, 1, 7, kMaskBool, true, 32, 3, 3>>(false);
-  // float16 L = 2048 in 64 threads: 4 chunks, 5 slots (the ring wraps mid-row), 4 rows a block, in place.
-  run_ring_case<RingCfg<__half, 10, 2048, 2, 5, kMaskNone, false, 64, 5, 4>>(true);
-  // float32 L = 384 in 96 threads (three warps): 1 chunk a row, 2 slots, one block of 9 rows, boolean mask.
-  run_ring_case<RingCfg<float, 9, 384, 3, 3, kMaskBool, false, 96, 2, 9>>(false);
-  // float16 L = 4096 in 128 threads: 4 chunks, 9 slots (two rows ahead), causal with more keys than queries.
-  run_ring_case<RingCfg<__half, 6, 4096, 1, 3, kMaskNone, true, 128, 9, 3>>(false);
-}
 
 TEST_CASE("sim: softmax rows of a few lanes, masks, causal, odd L", "[sim]") {
   // L = 100 float32: 16-byte pieces, 16 lanes × 2 pieces (32 bytes a thread); boolean mask and causal.
