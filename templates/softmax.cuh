@@ -81,6 +81,34 @@ __device__ __forceinline__ Val block_row_reduce(Val v, Op op, Val* scratch) {
   return v;
 }
 
+// The row's (M, S) from its R threads' (m, s) (R as block_row_reduce), without a chain of
+// combine()s (each two dependent exp2): the maximum by shuffles, then each sum rescaled to
+// it (one exp2) and added by shuffles; across warps, lane w of each warp takes warp w's pair
+// from `scratch` and the same two steps follow over the whole warp (the butterflies give
+// every lane, and so every thread of the row, the same bits).
+// A side with no key (m = −inf) adds 0. The caller syncs before reusing scratch.
+template <int W>
+__device__ __forceinline__ RowStats lanes_stats(RowStats v) {
+  float m = v.m;
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) m = fmaxf(m, shfl_xor(m, o));
+  float s = v.m == neg_inf() ? 0.f : v.s * exp2_approx((v.m - m) * kLog2e);
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) s += shfl_xor(s, o);
+  return {m, s};
+}
+template <int R>
+__device__ __forceinline__ RowStats block_row_stats(RowStats v, RowStats* scratch) {
+  v = lanes_stats<(R < 32 ? R : 32)>(v);
+  if constexpr (R > 32) {
+    const int warp = threadIdx.x >> 5, first = warp - warp % (R / 32), lane = threadIdx.x & 31;
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    v = lanes_stats<32>(lane < R / 32 ? scratch[first + lane] : RowStats{neg_inf(), 0.f});
+  }
+  return v;
+}
+
 #if defined(BANDJIT_CLUSTERS)
 // The block's reduced value combined over the CL blocks of the cluster, in rank order (every
 // block gets the same bits). Leaves the cluster barrier armed: the caller must call
@@ -101,11 +129,20 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, StatsOp op, RowSt
   if (threadIdx.x == 0) *slot = v;
   cluster_arrive();
   cluster_wait();
-  RowStats r = {cluster_load(&slot->m, 0), cluster_load(&slot->s, 0)};
+  // The blocks' maximum, then their sums rescaled to it in rank order: independent exp2s,
+  // not a chain of combine()s; the slots are read twice rather than held (CL pairs in
+  // registers spill the long-row kernels).
+  float m = neg_inf();
 #pragma unroll
-  for (int k = 1; k < CL; ++k) r = op(r, RowStats{cluster_load(&slot->m, k), cluster_load(&slot->s, k)});
+  for (int k = 0; k < CL; ++k) m = fmaxf(m, cluster_load(&slot->m, k));
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < CL; ++k) {
+    const float mk = cluster_load(&slot->m, k);
+    s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, k) * exp2_approx((mk - m) * kLog2e);
+  }
   cluster_arrive();
-  return r;
+  return {m, s};
 }
 #endif
 
@@ -354,7 +391,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
     r.copy_in(x, mask);
     const RowStats mine = r.stats();
-    RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+    RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats staged_slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &staged_slot);
@@ -375,7 +412,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
       r.copy_in(x, mask);
       mine = combine(mine, r.stats());
     }
-    const RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+    const RowStats row = block_row_stats<RB>(mine, scratch);
 #pragma unroll 1
     for (int rank = 0; rank < CL; ++rank) {
       const RowLane<Cfg> at(rank);
@@ -387,7 +424,11 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   } else if constexpr (CL == 1 || kClusters) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
-    RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+    // With 32 or more pieces a thread held across the reduction (odd L: one value each,
+    // each with its own bounds), the shuffle form's wider live range spills (L = 100003
+    // causal: 60 bytes on sm_90); the chain does not.
+    constexpr bool kChain = NV >= 32;
+    RowStats row = kChain ? block_row_reduce<RB>(mine, StatsOp{}, scratch) : block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &slot);
@@ -406,7 +447,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
       const RowLane<Cfg> at(rank);
       mine = combine(mine, load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v));
     }
-    const RowStats row = block_row_reduce<RB>(mine, StatsOp{}, scratch);
+    const RowStats row = block_row_stats<RB>(mine, scratch);
 #pragma unroll 1
     for (int rank = 0; rank < CL; ++rank) {
       const RowLane<Cfg> at(rank);
