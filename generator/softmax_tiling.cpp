@@ -15,13 +15,22 @@ constexpr int kDefaultBlockThreads = 512;
 constexpr int kMaxCluster = 8;       // the portable cluster size
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// A staged row: 8 pieces a thread in 256-thread blocks (one row slice a block), whole warps,
-// a cluster beyond one block (more pieces a thread past 8 blocks); each thread's pieces
-// and mask pieces take `slot_bytes` of shared memory each. Tuning::row_pieces and
-// row_block_threads replace the 8 and the 256.
+// Staged rows: 8 pieces a thread, in blocks of up to 512 threads where their slots fit (a
+// row needing more than 256 threads: fewer blocks a cluster, measured on the H200,
+// bench/results/2026-12-03-softmax-long-rows: L = 65536 float16 73 → 79 %, masked 64 → 70 %).
+constexpr int kStagedPieces = 8;
+constexpr int kPortableSharedBytes = 99 * 1024;  // what every sm_80+ card gives a block
+int staged_block_threads(int slot_bytes) {
+  return 512 * kStagedPieces * slot_bytes <= kPortableSharedBytes ? 512 : 256;
+}
+
+// A staged row: kStagedPieces a thread (one row slice a block), whole warps, a cluster
+// beyond one block (more pieces a thread past 8 blocks); each thread's pieces and mask
+// pieces take `slot_bytes` of shared memory each. Tuning::row_pieces and row_block_threads
+// replace the 8 and staged_block_threads().
 SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_bytes, const Tuning& tuning) {
-  const int kPieces = tuning.row_pieces ? tuning.row_pieces : 8;
-  const int kBlockThreads = tuning.row_block_threads ? tuning.row_block_threads : 256;
+  const int kPieces = tuning.row_pieces ? tuning.row_pieces : kStagedPieces;
+  const int kBlockThreads = tuning.row_block_threads ? tuning.row_block_threads : staged_block_threads(slot_bytes);
   const std::int64_t warps = ceil_div(t.pieces, 32 * kPieces);
   t.cluster = static_cast<int>(std::min<std::int64_t>(kMaxCluster, ceil_div(warps * 32, kBlockThreads)));
   const std::int64_t block_warps = std::min<std::int64_t>(kBlockThreads / 32, ceil_div(warps, t.cluster));
@@ -62,11 +71,15 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   // Staged (the forward's pieces through shared memory, templates/softmax.cuh): unmasked
   // 16-bit rows of ≥ 2048 pieces (L ≥ 16384) by default, where holding the row as float32
   // registers left too few bytes in flight (H200, bench/results/2026-12-01-issue-7/staged:
-  // L = 16384 80 → 89 %, 65536 58 → 70 %; with a boolean mask 16384 fell 76 → 69–73 %, so
-  // masked rows keep registers). cp.async moves 4, 8 or 16 bytes.
+  // L = 16384 80 → 89 %, 65536 58 → 70 %). With a boolean mask, L = 16384 fell 76 → 69–73 %
+  // staged but L = 65536 rose 64 → 68–70 % in 512-thread blocks
+  // (bench/results/2026-12-03-softmax-long-rows): masked rows are staged from 8192 pieces
+  // where those blocks' slots fit. cp.async moves 4, 8 or 16 bytes.
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
-  t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2
-                                             : element_size(dtype) == 2 && t.pieces >= 2048 && mask_bytes == 0);
+  const bool staged_default =
+      element_size(dtype) == 2 && t.pieces >= 2048 &&
+      (mask_bytes == 0 || (t.pieces >= 8192 && staged_block_threads(piece_bytes + mask_piece_bytes) == 512));
+  t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2 : staged_default);
   if (t.staged) return staged_tiling(t, rows, piece_bytes + mask_piece_bytes, tuning);
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and

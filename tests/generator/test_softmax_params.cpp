@@ -73,6 +73,12 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
       else
         CHECK(t.pieces_per_thread * t.vec <= 32);
       CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 2048 && t.vec * element_size(d) >= 4));  // unmasked
+      if (t.staged) CHECK(t.stage_bytes <= 99u * 1024);  // every sm_80+ card's limit a block
+      // Masked: boolean masks staged from 8192 pieces (512-thread blocks' slots fit), additive never.
+      const SoftmaxRowTiling boolean = softmax_row_tiling(1 << 14, L, d, false, {}, 1);
+      CHECK(boolean.staged == (element_size(d) == 2 && boolean.pieces >= 8192 && boolean.vec >= 4));
+      if (boolean.staged) CHECK(boolean.stage_bytes <= 99u * 1024);
+      CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, false, {}, int(element_size(d))).staged);
       CHECK(t.threads % 32 == 0);
       CHECK(t.threads <= 512);
       CHECK(t.cluster <= 8);
@@ -87,11 +93,14 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 100, DType::float16).vec == 4);
   CHECK(softmax_row_tiling(100, 16384, DType::float32).cluster == 1);
   CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 8);   // 8 × 256 threads
-  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 4);  // staged: 4 × 256 threads × 8 pieces
-  CHECK_FALSE(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).staged);  // masked rows: registers
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 2);  // staged: 2 × 512 threads × 8 pieces
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).threads == 512);  // boolean mask: staged too
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).stage_bytes == 512 * 8 * (16 + 8));
+  CHECK_FALSE(softmax_row_tiling(100, 16384, DType::bfloat16, false, {}, 1).staged);  // masked, shorter: registers
+  CHECK_FALSE(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 2).staged);  // additive: registers
   Tuning staged;
   staged.row_staged = 2;
-  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, staged, 1).stage_bytes == 256 * 8 * (16 + 8));
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, staged, 2).stage_bytes == 256 * 8 * (16 + 16));
   // Knobs that would need more shared memory than an SM has are refused, naming them.
   Tuning big = staged;
   big.row_block_threads = 1024;

@@ -173,10 +173,18 @@ TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
   // L = 16388 float32: 3 blocks × 192 threads × 8 pieces; the backward 5 blocks × 224 × 4.
   run_case<SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 576, 8, 3, 1, 192>,
            SmCfg<float, 2, 16388, 1, 2, kMaskBool, false, 4, 1120, 4, 5, 1, 224>>(false);
-  // L = 32768 float16: the forward staged through shared memory, 2 blocks × 256 threads × 8
+  // L = 32768 float16: the forward staged through shared memory, in 256-thread blocks (the
+  // default takes one block of 512 there) so that the row spans 2 blocks × 256 threads × 8
   // pieces; the backward 4 blocks × 256 threads × 4 pieces; causal, in place.
+  Tuning blocks_256;
+  blocks_256.row_block_threads = 256;
   run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 512, 8, 2, 1, 256, true>,
-           SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true);
+           SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true, blocks_256);
+  // The same with a boolean mask, staged (as L = 65536 rows are by default).
+  Tuning masked = blocks_256;
+  masked.row_staged = 2;
+  run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>,
+           SmCfg<__half, 2, 32768, 1, 2, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, masked);
 }
 
 TEST_CASE("sim: softmax forward staged through shared memory", "[sim]") {
