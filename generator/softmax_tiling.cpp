@@ -68,17 +68,18 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   // of two would cost more) — 49 % → 96 % of the copy bandwidth at L = 5120 float32.
   const int piece_bytes = t.vec * static_cast<int>(element_size(dtype));
   const int mask_piece_bytes = t.vec * mask_bytes;
-  // Staged (the forward's pieces through shared memory, templates/softmax.cuh): unmasked
-  // 16-bit rows of ≥ 2048 pieces (L ≥ 16384) by default, where holding the row as float32
-  // registers left too few bytes in flight (H200, bench/results/2026-12-01-issue-7/staged:
-  // L = 16384 80 → 89 %, 65536 58 → 70 %). With a boolean mask, L = 16384 fell 76 → 69–73 %
-  // staged but L = 65536 rose 64 → 68–70 % in 512-thread blocks
-  // (bench/results/2026-12-03-softmax-long-rows): masked rows are staged from 8192 pieces
-  // where those blocks' slots fit. cp.async moves 4, 8 or 16 bytes.
+  // Staged (the forward's pieces through shared memory, templates/softmax.cuh): long 16-bit
+  // rows, where holding the row as float32 registers leaves too few bytes in flight (H200,
+  // bench/results/2026-12-01-issue-7/staged: L = 65536 58 → 70 %). Since the shuffle
+  // reduction, registers win at 2048 pieces (L = 16384: 90–91 % against 88 % staged, masked
+  // 88 against 74–77 %) and staging at 8192 (L = 65536 in 512-thread blocks: 77–79 against
+  // 65–67 %, masked 68–70 against 63–64 %; bench/results/2026-12-03-softmax-long-rows).
+  // At 4096 pieces (L = 32768) staging wins too: 89 against 69 %, masked 75–78 against 67 %
+  // (bench/results/2026-12-03-softmax-16384-registers). So: from 4096 pieces, unmasked or
+  // with a boolean mask (measured; additive masks were not, and keep registers). cp.async
+  // moves 4, 8 or 16 bytes.
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
-  const bool staged_default =
-      element_size(dtype) == 2 && t.pieces >= 2048 &&
-      (mask_bytes == 0 || (t.pieces >= 8192 && staged_block_threads(piece_bytes + mask_piece_bytes) == 512));
+  const bool staged_default = element_size(dtype) == 2 && t.pieces >= 4096 && mask_bytes <= 1;
   t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2 : staged_default);
   if (t.staged) return staged_tiling(t, rows, piece_bytes + mask_piece_bytes, tuning);
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);

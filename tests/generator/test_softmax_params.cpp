@@ -72,11 +72,11 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
         CHECK(t.stage_bytes == std::uint32_t(t.threads) * t.pieces_per_thread * t.vec * element_size(d));
       else
         CHECK(t.pieces_per_thread * t.vec <= 32);
-      CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 2048 && t.vec * element_size(d) >= 4));  // unmasked
+      CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 4096 && t.vec * element_size(d) >= 4));  // unmasked
       if (t.staged) CHECK(t.stage_bytes <= 99u * 1024);  // every sm_80+ card's limit a block
-      // Masked: boolean masks staged from 8192 pieces (512-thread blocks' slots fit), additive never.
+      // Masked: boolean masks staged from 4096 pieces (512-thread blocks' slots fit), additive never.
       const SoftmaxRowTiling boolean = softmax_row_tiling(1 << 14, L, d, false, {}, 1);
-      CHECK(boolean.staged == (element_size(d) == 2 && boolean.pieces >= 8192 && boolean.vec >= 4));
+      CHECK(boolean.staged == (element_size(d) == 2 && boolean.pieces >= 4096 && boolean.vec >= 4));
       if (boolean.staged) CHECK(boolean.stage_bytes <= 99u * 1024);
       CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, false, {}, int(element_size(d))).staged);
       CHECK(t.threads % 32 == 0);
@@ -115,8 +115,11 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 65536, DType::float16, true).cluster == 8);  // 8 × 256
   CHECK(softmax_row_tiling(100, 65536, DType::float32, true).cluster == 4);  // 4 × 1024: 256s would need 16
   CHECK(softmax_row_tiling(100, 5120, DType::float32).threads == 160);       // one 5-warp row per block
-  CHECK(softmax_row_tiling(100, 16384, DType::float16).cluster == 1);      // staged: 256 threads × 8 pieces
-  CHECK(softmax_row_tiling(100, 16384, DType::float16).threads == 256);
+  CHECK(softmax_row_tiling(100, 16384, DType::float16).cluster == 1);      // registers: 512 threads × 4 pieces
+  CHECK(softmax_row_tiling(100, 16384, DType::float16).threads == 512);
+  CHECK_FALSE(softmax_row_tiling(100, 16384, DType::float16).staged);
+  CHECK(softmax_row_tiling(100, 32768, DType::float16).staged);  // staged: one block of 512 × 8 pieces
+  CHECK(softmax_row_tiling(100, 32768, DType::float16).threads == 512);
   CHECK_FALSE(softmax_row_tiling(100, 8192, DType::float16).staged);
   CHECK_FALSE(softmax_row_tiling(100, 65536, DType::float16, true).staged);  // the backward holds raw pieces
   CHECK(softmax_row_tiling(1 << 20, 32, DType::float16).row_threads == 2);   // 32 bytes a thread

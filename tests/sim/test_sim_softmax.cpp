@@ -180,7 +180,7 @@ TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
   blocks_256.row_block_threads = 256;
   run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 512, 8, 2, 1, 256, true>,
            SmCfg<__half, 2, 32768, 1, 2, kMaskNone, true, 8, 1024, 4, 4, 1, 256>>(true, blocks_256);
-  // The same with a boolean mask, staged (as L = 65536 rows are by default).
+  // The same with a boolean mask, staged (as 16-bit rows from L = 32768 are by default).
   Tuning masked = blocks_256;
   masked.row_staged = 2;
   run_case<SmCfg<__half, 2, 32768, 1, 2, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>,
