@@ -118,8 +118,12 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   if (t.cluster > 1) {
     t.rows_per_block = 1;
   } else if (t.row_threads <= 32) {
-    t.rows_per_block = std::max(1, (tuning.row_block_threads ? std::min(256, tuning.row_block_threads) : 256) /
-                                       t.row_threads);
+    // Rows within a warp: forward blocks of 128 threads (H200, issue 7's rows of L ≤ 1024:
+    // 0–2 points above 256-thread blocks, e.g. L = 32 float32 95 → 97 %;
+    // bench/results/2026-12-03-softmax-768-masked, call 2); the backward was not measured so.
+    const int warp_rows_block = backward ? 256 : 128;
+    t.rows_per_block = std::max(
+        1, (tuning.row_block_threads ? std::min(256, tuning.row_block_threads) : warp_rows_block) / t.row_threads);
   } else {
     t.rows_per_block = std::max(1, (tuning.row_block_threads ? tuning.row_block_threads : 256) / t.row_threads);
   }
