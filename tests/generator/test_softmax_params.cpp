@@ -59,8 +59,8 @@ TEST_CASE("generator: softmax parameters are validated with the field and its ra
 
 TEST_CASE("tiling: every row length fits the register, block and cluster budgets", "[tiling]") {
   for (DType d : {DType::float32, DType::float16, DType::bfloat16})
-    for (std::int64_t L : {1, 3, 32, 37, 100, 768, 1024, 2048, 4096, 5120, 12345, 16384, 16388, 32768, 65536, 100003,
-                           131072}) {
+    for (std::int64_t L : {1, 3, 32, 37, 100, 768, 1024, 2048, 4096, 5120, 12345, 16384, 16386, 16388, 32768, 32772,
+                           65536, 65540, 100003, 131068, 131072}) {
       const SoftmaxRowTiling t = softmax_row_tiling(1 << 14, L, d);
       INFO(to_string(d) << " L " << L);
       CHECK(L % t.vec == 0);
@@ -139,12 +139,18 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   json big = megatron();
   big["row_length"] = 65536;
   big["queries"] = 4;
-  CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));  // 8 × 256 threads
+  // Boolean-masked 16-bit L = 65536: staged, 2 × 512 threads × 8 pieces of x and of the mask.
+  const Source masked = find_family("scale_mask_softmax").generate(big);
+  CHECK(has(masked.text, "__cluster_dims__(2, 1, 1)"));
+  CHECK(masked.launch.shared_bytes == 512 * 8 * (16 + 8));
+  big["mask"] = "additive";  // additive: registers, 8 × 256 threads
+  CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));
+  CHECK(find_family("scale_mask_softmax").generate(big).launch.shared_bytes == 0);
   big["mask"] = "none";  // unmasked 16-bit L = 65536: staged through shared memory
   const Source staged = find_family("scale_mask_softmax").generate(big);
-  CHECK(has(staged.text, "__cluster_dims__(4, 1, 1)"));  // 4 × 256 threads × 8 pieces
+  CHECK(has(staged.text, "__cluster_dims__(2, 1, 1)"));  // 2 × 512 threads × 8 pieces
   CHECK(has(staged.text, "extern __shared__ uint4 bandjit_stage[];"));
-  CHECK(staged.launch.shared_bytes == 256 * 8 * 16);
+  CHECK(staged.launch.shared_bytes == 512 * 8 * 16);
 
   const auto key = [](const char* family, const json& p) { return find_family(family).generate(p).key_fields; };
   json other_mask = megatron(), causal = megatron(), scaled = megatron(), reshaped = megatron();
