@@ -46,13 +46,15 @@ constexpr float kLog2e = 1.4426950408889634f;
 struct RowStats {
   float m, s;
 };
+// a's sum rescaled to a maximum m ≥ a.m: s · e^(a.m − m). A side without values has
+// m = −inf, s = 0 and contributes 0 (never 0 · 2^(−inf + inf)).
+__device__ __forceinline__ float rescaled_sum(RowStats a, float m) {
+  return a.m == neg_inf() ? 0.f : a.s * exp2_approx((a.m - m) * kLog2e);
+}
 __device__ __forceinline__ RowStats combine(RowStats a, RowStats b) {
   const float m = fmaxf(a.m, b.m);
   if (m == neg_inf()) return {m, 0.f};
-  // A side without values has m = −inf, s = 0 and contributes 0 (never 0 · 2^(−inf + inf)).
-  const float sa = a.m == neg_inf() ? 0.f : a.s * exp2_approx((a.m - m) * kLog2e);
-  const float sb = b.m == neg_inf() ? 0.f : b.s * exp2_approx((b.m - m) * kLog2e);
-  return {m, sa + sb};
+  return {m, rescaled_sum(a, m) + rescaled_sum(b, m)};
 }
 struct SumOp {
   __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
@@ -92,7 +94,7 @@ __device__ __forceinline__ RowStats lanes_stats(RowStats v) {
   float m = v.m;
 #pragma unroll
   for (int o = W / 2; o > 0; o >>= 1) m = fmaxf(m, shfl_xor(m, o));
-  float s = v.m == neg_inf() ? 0.f : v.s * exp2_approx((v.m - m) * kLog2e);
+  float s = rescaled_sum(v, m);
 #pragma unroll
   for (int o = W / 2; o > 0; o >>= 1) s += shfl_xor(s, o);
   return {m, s};
@@ -125,7 +127,7 @@ __device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
   return r;
 }
 template <int CL>
-__device__ __forceinline__ RowStats cluster_reduce(RowStats v, StatsOp op, RowStats* slot) {
+__device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
   if (threadIdx.x == 0) *slot = v;
   cluster_arrive();
   cluster_wait();
@@ -138,6 +140,7 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, StatsOp op, RowSt
   float s = 0.f;
 #pragma unroll
   for (int k = 0; k < CL; ++k) {
+    // The peer's sum is loaded only where its maximum says it has keys.
     const float mk = cluster_load(&slot->m, k);
     s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, k) * exp2_approx((mk - m) * kLog2e);
   }
@@ -394,7 +397,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats staged_slot;
-    if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &staged_slot);
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot);
 #endif
     r.store(y, mine.m, lane_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)
@@ -431,7 +434,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     RowStats row = kChain ? block_row_reduce<RB>(mine, StatsOp{}, scratch) : block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats slot;
-    if constexpr (CL > 1) row = cluster_reduce<CL>(row, StatsOp{}, &slot);
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &slot);
 #endif
     store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)
