@@ -19,9 +19,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // row needing more than 256 threads: fewer blocks a cluster, measured on the H200,
 // bench/results/2026-12-03-softmax-long-rows: L = 65536 float16 73 → 79 %, masked 64 → 70 %).
 constexpr int kStagedPieces = 8;
-constexpr int kPortableSharedBytes = 99 * 1024;  // what every sm_80+ card gives a block
 int staged_block_threads(int slot_bytes) {
-  return 512 * kStagedPieces * slot_bytes <= kPortableSharedBytes ? 512 : 256;
+  return 512u * kStagedPieces * slot_bytes <= kPortableSharedBytes ? 512 : 256;
 }
 
 // A staged row: kStagedPieces a thread (one row slice a block), whole warps, a cluster

@@ -6,6 +6,7 @@
 #include "bandjit/bandjit.hpp"
 #include "generator/family_registry.hpp"
 #include "generator/softmax_tiling.hpp"
+#include "generator/tile_config.hpp"
 #include "support/catch.hpp"
 
 using namespace bandjit;
@@ -73,11 +74,11 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
       else
         CHECK(t.pieces_per_thread * t.vec <= 32);
       CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 4096 && t.vec * element_size(d) >= 4));  // unmasked
-      if (t.staged) CHECK(t.stage_bytes <= 99u * 1024);  // every sm_80+ card's limit a block
+      if (t.staged) CHECK(t.stage_bytes <= kPortableSharedBytes);  // every sm_80+ card's limit a block
       // Masked: boolean masks staged from 4096 pieces (512-thread blocks' slots fit), additive never.
       const SoftmaxRowTiling boolean = softmax_row_tiling(1 << 14, L, d, false, {}, 1);
       CHECK(boolean.staged == (element_size(d) == 2 && boolean.pieces >= 4096 && boolean.vec >= 4));
-      if (boolean.staged) CHECK(boolean.stage_bytes <= 99u * 1024);
+      if (boolean.staged) CHECK(boolean.stage_bytes <= kPortableSharedBytes);
       CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, false, {}, int(element_size(d))).staged);
       CHECK(t.threads % 32 == 0);
       CHECK(t.threads <= 512);
