@@ -257,11 +257,12 @@ __device__ __forceinline__ bool piece_in_row(int piece) {
   return Cfg::kPiecesPerThread * Cfg::kRowThreads == Cfg::kPieces || piece < Cfg::kPieces;
 }
 
-// Staged rows (kStaged, long 16-bit rows): a thread copies its pieces of x (and of the mask)
-// into its own slots of the block's dynamic shared memory with cp.async, so the bytes in
-// flight are bounded by shared memory (up to 227 KiB an SM) rather than by registers (a
-// 16-bit row held as float32 takes twice its size in registers); then it reads its own
-// slots back — no barrier — once for the maximum, once for Σ e^(v − m), once to write y.
+// Staged rows (kStaged, long 16-bit rows): a thread copies its pieces of x (and of an
+// additive mask) into its own slots of the block's dynamic shared memory with cp.async, so
+// the bytes in flight are bounded by shared memory (up to 227 KiB an SM) rather than by
+// registers (a 16-bit row held as float32 takes twice its size in registers); then it reads
+// its own slots back — no barrier — once for (max, Σ e^(v − max)), taking each piece as soon
+// as it lands, and once to write y. A boolean mask comes as bits in registers instead.
 template <class E>
 __device__ __forceinline__ void copy_async(E* smem, const E* gmem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -274,9 +275,30 @@ __device__ __forceinline__ void copy_async(E* smem, const E* gmem) {
   *smem = *gmem;
 #endif
 }
-__device__ __forceinline__ void copy_async_wait_all() {
+// Closes this thread's copies issued since the last commit into a group.
+__device__ __forceinline__ void copy_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// Waits until at most `pending` (≥ 0) of this thread's newest groups are still in flight
+// (more than 7: 7, which waits longer than asked, never shorter).
+__device__ __forceinline__ void copy_async_wait(int pending) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define BANDJIT_WAIT_GROUP(n) asm volatile("cp.async.wait_group " #n ";\n" ::: "memory")
+  switch (pending) {
+    case 0: BANDJIT_WAIT_GROUP(0); break;
+    case 1: BANDJIT_WAIT_GROUP(1); break;
+    case 2: BANDJIT_WAIT_GROUP(2); break;
+    case 3: BANDJIT_WAIT_GROUP(3); break;
+    case 4: BANDJIT_WAIT_GROUP(4); break;
+    case 5: BANDJIT_WAIT_GROUP(5); break;
+    case 6: BANDJIT_WAIT_GROUP(6); break;
+    default: BANDJIT_WAIT_GROUP(7); break;
+  }
+#undef BANDJIT_WAIT_GROUP
+#else
+  (void)pending;
 #endif
 }
 
@@ -285,15 +307,18 @@ struct StagedRow {
   using T = typename Cfg::T;
   static constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
   typedef typename RawPiece<sizeof(T) * V>::type Raw;
-  typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
-  Raw* xs;       // [NV][kThreads] pieces of x
-  MaskRaw* ms;   // [NV][kThreads] pieces of the mask, after them
+  // Only an additive mask is staged (its pieces after x's); a boolean mask row is read from
+  // global memory (the L2: the heads share it) while the copies are in flight, as one bit a key.
+  static constexpr bool kStagedMask = Cfg::kMask == kMaskAdditive;
+  static_assert(Cfg::kMask != kMaskBool || NV * V <= 64, "a thread's boolean mask bits fit 64 bits");
+  Raw* xs;  // [NV][kThreads] pieces of x
+  Raw* ms;  // [NV][kThreads] pieces of an additive mask, after them
   i64 row, mask_row;
   int lane, last_key;
   bool active;
+  unsigned long long removed_bits = 0;  // boolean mask: bit e·V + c of key c of piece e
   __device__ __forceinline__ StagedRow(void* stage, i64 row_, int lane_, bool active_)
-      : xs(static_cast<Raw*>(stage)), ms(reinterpret_cast<MaskRaw*>(xs + NV * Cfg::kThreads)), row(row_),
-        lane(lane_), active(active_) {
+      : xs(static_cast<Raw*>(stage)), ms(xs + NV * Cfg::kThreads), row(row_), lane(lane_), active(active_) {
     const int q = int(row % Q);
     mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
     last_key = q + (L - Q);
@@ -302,80 +327,109 @@ struct StagedRow {
   __device__ __forceinline__ int j0(int e) const { return (lane + e * Cfg::kRowThreads) * V; }
   __device__ __forceinline__ bool in_row(int e) const { return active && piece_in_row<Cfg>(lane + e * Cfg::kRowThreads); }
   __device__ __forceinline__ bool needed(int e) const { return in_row(e) && !(Cfg::kCausal && j0(e) > last_key); }
-  __device__ __forceinline__ void copy_in(const T* x, const void* mask) {
+  // Starts the copies, one group a piece (so stats() takes each as it lands); reads the
+  // boolean mask's bits meanwhile.
+  __device__ __forceinline__ void copy_issue(const T* x, const void* mask) {
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
-      if (!needed(e)) continue;
-      copy_async(xs + slot(e), reinterpret_cast<const Raw*>(x + row * L + j0(e)));
-      if constexpr (Cfg::kMask == kMaskBool)
-        copy_async(ms + slot(e), reinterpret_cast<const MaskRaw*>(static_cast<const unsigned char*>(mask) + mask_row * L + j0(e)));
-      else if constexpr (Cfg::kMask == kMaskAdditive)
-        copy_async(ms + slot(e), reinterpret_cast<const MaskRaw*>(static_cast<const T*>(mask) + mask_row * L + j0(e)));
+      if (needed(e)) {
+        copy_async(xs + slot(e), reinterpret_cast<const Raw*>(x + row * L + j0(e)));
+        if constexpr (kStagedMask)
+          copy_async(ms + slot(e), reinterpret_cast<const Raw*>(static_cast<const T*>(mask) + mask_row * L + j0(e)));
+      }
+      copy_async_commit();
     }
-    copy_async_wait_all();
+    if constexpr (Cfg::kMask == kMaskBool) {
+      typedef typename RawPiece<V>::type MaskRaw;
+      MaskRaw mraw[NV];
+#pragma unroll
+      for (int e = 0; e < NV; ++e)
+        mraw[e] = needed(e) ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0(e))
+                            : MaskRaw{};
+#pragma unroll
+      for (int e = 0; e < NV; ++e) {
+        const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw[e]);
+#pragma unroll
+        for (int c = 0; c < V; ++c)
+          if (removed[c]) removed_bits |= 1ull << (e * V + c);
+      }
+    }
   }
-  // v = scale·x + mask of piece e, −inf where removed or absent (as load_row_exp).
-  __device__ __forceinline__ void values(int e, float (&v)[V]) const {
+  __device__ __forceinline__ void copy_in(const T* x, const void* mask) {
+    copy_issue(x, mask);
+    copy_async_wait(0);
+  }
+  // v = u · kPost: the scale is applied after the maximum (x·s is monotone in x for s > 0,
+  // so max(u)·s is max(v) bit for bit) and inside the exponent's FMA, one multiply an
+  // element fewer; additive masks (and a scale ≤ 0) take it in u.
+  static constexpr float kPost = Cfg::kMask != kMaskAdditive && Cfg::kScale > 0.f ? Cfg::kScale : 1.f;
+  // u of piece e, −inf where removed or absent (v as load_row_exp).
+  __device__ __forceinline__ void values(int e, float (&u)[V]) const {
     if (!needed(e)) {
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[c] = neg_inf();
+      for (int c = 0; c < V; ++c) u[c] = neg_inf();
       return;
     }
     const Raw raw = xs[slot(e)];
     const T* in = reinterpret_cast<const T*>(&raw);
+    constexpr float kPre = kPost == 1.f ? Cfg::kScale : 1.f;
     if constexpr (Cfg::kMask == kMaskBool) {
-      const MaskRaw mraw = ms[slot(e)];
-      const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+      const unsigned bits = unsigned(removed_bits >> (e * V));
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
+      for (int c = 0; c < V; ++c) u[c] = (bits >> c) & 1u ? neg_inf() : to_float(in[c]) * kPre;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
-      const MaskRaw araw = ms[slot(e)];
+      const Raw araw = ms[slot(e)];
       const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
+      for (int c = 0; c < V; ++c) u[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
     } else {
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[c] = to_float(in[c]) * Cfg::kScale;
+      for (int c = 0; c < V; ++c) u[c] = to_float(in[c]) * kPre;
     }
     if constexpr (Cfg::kCausal) {
 #pragma unroll
       for (int c = 0; c < V; ++c)
-        if (j0(e) + c > last_key) v[c] = neg_inf();
+        if (j0(e) + c > last_key) u[c] = neg_inf();
     }
   }
-  // The lane's (max m, Σ e^(v − m)).
+  // (v − shift)·log2 e for v = u·kPost: one FMA and a multiply.
+  static __device__ __forceinline__ float exponent(float u, float shift) { return fmaf(u, kPost, -shift) * kLog2e; }
+  // The lane's (max m, Σ e^(v − m)) in one pass over its slots, each piece as soon as its
+  // copy lands: the piece's maximum first, the sum so far rescaled where it raises m (rarely
+  // after the first pieces), then the piece's terms. A lane with no key keeps m = −inf, s = 0.
   __device__ __forceinline__ RowStats stats() const {
-    float m = neg_inf();
+    float m = neg_inf(), s = 0.f;
 #pragma unroll 1  // a piece at a time from shared memory: few registers
     for (int e = 0; e < NV; ++e) {
-      float v[V];
-      values(e, v);
+      copy_async_wait(NV - 1 - e);
+      float u[V];
+      values(e, u);
+      float pu = u[0];
 #pragma unroll
-      for (int c = 0; c < V; ++c) m = fmaxf(m, v[c]);
-    }
-    const float shift = m == neg_inf() ? 0.f : m;
-    float s = 0.f;
-#pragma unroll 1  // a piece at a time from shared memory: few registers
-    for (int e = 0; e < NV; ++e) {
-      float v[V];
-      values(e, v);
+      for (int c = 1; c < V; ++c) pu = fmaxf(pu, u[c]);
+      const float pm = pu * kPost;
+      if (pm > m) {
+        s = m == neg_inf() ? 0.f : s * exp2_approx((m - pm) * kLog2e);
+        m = pm;
+      }
+      const float shift = m == neg_inf() ? 0.f : m;
 #pragma unroll
-      for (int c = 0; c < V; ++c) s += exp2_approx((v[c] - shift) * kLog2e);
+      for (int c = 0; c < V; ++c) s += exp2_approx(exponent(u[c], shift));
     }
     return {m, s};
   }
-  // y = e^(v − m) · factor (the same bits as stats() summed).
+  // y = e^(v − m) · factor.
   __device__ __forceinline__ void store(T* y, float m, float factor) const {
     const float shift = m == neg_inf() ? 0.f : m;
 #pragma unroll 1  // a piece at a time from shared memory: few registers
     for (int e = 0; e < NV; ++e) {
       if (!in_row(e)) continue;
-      float v[V];
-      values(e, v);
+      float u[V];
+      values(e, u);
       Raw raw;
       T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx((v[c] - shift) * kLog2e) * factor);
+      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx(exponent(u[c], shift)) * factor);
       store_piece<T, V>(y + row * L + j0(e), raw);
     }
   }
@@ -392,7 +446,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
-    r.copy_in(x, mask);
+    r.copy_issue(x, mask);
     const RowStats mine = r.stats();
     RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)

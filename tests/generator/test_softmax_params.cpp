@@ -96,7 +96,8 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 8);   // 8 × 256 threads
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 2);  // staged: 2 × 512 threads × 8 pieces
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).threads == 512);  // boolean mask: staged too
-  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).stage_bytes == 512 * 8 * (16 + 8));
+  // boolean mask: its bits stay in registers, so the slots are x's alone
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).stage_bytes == 512 * 8 * 16);
   CHECK_FALSE(softmax_row_tiling(100, 16384, DType::bfloat16, false, {}, 1).staged);  // masked, shorter: registers
   CHECK_FALSE(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 2).staged);  // additive: registers
   Tuning staged;
@@ -140,10 +141,11 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   json big = megatron();
   big["row_length"] = 65536;
   big["queries"] = 4;
-  // Boolean-masked 16-bit L = 65536: staged, 2 × 512 threads × 8 pieces of x and of the mask.
+  // Boolean-masked 16-bit L = 65536: staged, 2 × 512 threads × 8 pieces of x (the mask's bits
+  // in registers).
   const Source masked = find_family("scale_mask_softmax").generate(big);
   CHECK(has(masked.text, "__cluster_dims__(2, 1, 1)"));
-  CHECK(masked.launch.shared_bytes == 512 * 8 * (16 + 8));
+  CHECK(masked.launch.shared_bytes == 512 * 8 * 16);
   big["mask"] = "additive";  // additive: registers, 8 × 256 threads
   CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));
   CHECK(find_family("scale_mask_softmax").generate(big).launch.shared_bytes == 0);
