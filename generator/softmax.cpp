@@ -160,7 +160,9 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       s.launch.shared_bytes = t.stage_bytes;
     }
   }
-  const int min_blocks = std::max(1, 1024 / t.threads);  // ≤ 64 registers: 1024 threads per SM
+  // ≤ 64 registers: 1024 threads per SM; staged rows ≤ 40: 1536, the three 512-thread blocks
+  // whose slots fit an SM's shared memory (the unrolled statistics pass would take 53).
+  const int min_blocks = std::max(1, (t.staged ? 1536 : 1024) / t.threads);
   const std::string cluster =
       t.cluster == 1
           ? fmt::format("#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS {}\n", min_blocks)

@@ -251,6 +251,12 @@ __device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
   return lane.m == neg_inf() ? 0.f : exp2_approx((lane.m - row.m) * kLog2e) / row.s;
 }
 
+// log2 of lane_factor, for a factor folded into the exponent: (m − M)·log2 e − log2 S;
+// −inf when the lane has no key (a lane with a key has S ≥ 1: its maximum's own term).
+__device__ __forceinline__ float lane_log2_factor(RowStats lane, RowStats row) {
+  return lane.m == neg_inf() ? neg_inf() : (lane.m - row.m) * kLog2e - log2_approx(row.s);
+}
+
 // Whether piece `piece` of a row holds elements of it (the last thread may hold fewer).
 template <class Cfg>
 __device__ __forceinline__ bool piece_in_row(int piece) {
@@ -397,29 +403,41 @@ struct StagedRow {
   // The lane's (max m, Σ e^(v − m)) in one pass over its slots, each piece as soon as its
   // copy lands: the piece's maximum first, the sum so far rescaled where it raises m (rarely
   // after the first pieces), then the piece's terms. A lane with no key keeps m = −inf, s = 0.
+  // Piece e into the lane's running (m, s), once its copy has landed.
+  __device__ __forceinline__ void add_piece(int e, float& m, float& s) const {
+    copy_async_wait(NV - 1 - e);
+    float u[V];
+    values(e, u);
+    float pu = u[0];
+#pragma unroll
+    for (int c = 1; c < V; ++c) pu = fmaxf(pu, u[c]);
+    const float pm = pu * kPost;
+    if (pm > m) {
+      s = m == neg_inf() ? 0.f : s * exp2_approx((m - pm) * kLog2e);
+      m = pm;
+    }
+    const float shift = m == neg_inf() ? 0.f : m;
+#pragma unroll
+    for (int c = 0; c < V; ++c) s += exp2_approx(exponent(u[c], shift));
+  }
   __device__ __forceinline__ RowStats stats() const {
     float m = neg_inf(), s = 0.f;
+    if constexpr (Cfg::kMask == kMaskNone) {
+      // Unrolled, so each wait's count is a constant (a runtime one costs an indirect branch
+      // a piece): H200, 16-bit L = 65536 79 → 81–82 % of the copy bandwidth
+      // (bench/results/2026-12-03-softmax-final). Masked rows measured 3 points slower so.
+#pragma unroll
+      for (int e = 0; e < NV; ++e) add_piece(e, m, s);
+    } else {
 #pragma unroll 1  // a piece at a time from shared memory: few registers
-    for (int e = 0; e < NV; ++e) {
-      copy_async_wait(NV - 1 - e);
-      float u[V];
-      values(e, u);
-      float pu = u[0];
-#pragma unroll
-      for (int c = 1; c < V; ++c) pu = fmaxf(pu, u[c]);
-      const float pm = pu * kPost;
-      if (pm > m) {
-        s = m == neg_inf() ? 0.f : s * exp2_approx((m - pm) * kLog2e);
-        m = pm;
-      }
-      const float shift = m == neg_inf() ? 0.f : m;
-#pragma unroll
-      for (int c = 0; c < V; ++c) s += exp2_approx(exponent(u[c], shift));
+      for (int e = 0; e < NV; ++e) add_piece(e, m, s);
     }
     return {m, s};
   }
-  // y = e^(v − m) · factor.
-  __device__ __forceinline__ void store(T* y, float m, float factor) const {
+  // y = e^(v − m) · factor = 2^((v − m)·log2 e + log2 factor): the factor rides in the
+  // exponent's second FMA, one multiply an element fewer. ex2.approx.ftz flushes results
+  // below 2^−126 to 0 (float16 rounds them to 0 anyway; bfloat16 loses its subnormals).
+  __device__ __forceinline__ void store(T* y, float m, float log2_factor) const {
     const float shift = m == neg_inf() ? 0.f : m;
 #pragma unroll 1  // a piece at a time from shared memory: few registers
     for (int e = 0; e < NV; ++e) {
@@ -429,7 +447,7 @@ struct StagedRow {
       Raw raw;
       T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx(exponent(u[c], shift)) * factor);
+      for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx(fmaf(fmaf(u[c], kPost, -shift), kLog2e, log2_factor)));
       store_piece<T, V>(y + row * L + j0(e), raw);
     }
   }
@@ -453,7 +471,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     __shared__ RowStats staged_slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot);
 #endif
-    r.store(y, mine.m, lane_factor(mine, row));
+    r.store(y, mine.m, lane_log2_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)
     if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
 #endif
@@ -476,7 +494,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
       StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
       r.copy_in(x, mask);
       const RowStats part = r.stats();
-      r.store(y, part.m, lane_factor(part, row));
+      r.store(y, part.m, lane_log2_factor(part, row));
     }
   } else if constexpr (CL == 1 || kClusters) {
     const RowLane<Cfg> at(row_block_rank<CL>());
