@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "generator/softmax_tiling.hpp"
+#include "generator/tile_config.hpp"
 
 namespace bandjit {
 namespace {
@@ -160,9 +161,12 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       s.launch.shared_bytes = t.stage_bytes;
     }
   }
-  // ≤ 64 registers: 1024 threads per SM; staged rows ≤ 40: 1536, the three 512-thread blocks
-  // whose slots fit an SM's shared memory (the unrolled statistics pass would take 53).
-  const int min_blocks = std::max(1, (t.staged ? 1536 : 1024) / t.threads);
+  // ≤ 64 registers: 1024 threads per SM. Staged rows: as many blocks as their slots let an
+  // SM hold, up to 1536 threads (three 512-thread blocks of 64 KiB: ≤ 40 registers, where the
+  // unrolled statistics pass would take 53).
+  const int staged_blocks =
+      t.staged ? std::min<int>(1536 / t.threads, static_cast<int>(kMaxSharedBytes / (t.stage_bytes + 1024))) : 0;
+  const int min_blocks = std::min(32, std::max({1, 1024 / t.threads, staged_blocks}));
   const std::string cluster =
       t.cluster == 1
           ? fmt::format("#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS {}\n", min_blocks)

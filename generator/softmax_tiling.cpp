@@ -80,8 +80,13 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
   const bool staged_default = element_size(dtype) == 2 && t.pieces >= 4096 && mask_bytes <= 1;
   t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2 : staged_default);
-  // Slots hold x's pieces and an additive mask's; a boolean mask's bits stay in registers.
-  if (t.staged) return staged_tiling(t, rows, piece_bytes + (mask_bytes == 1 ? 0 : mask_piece_bytes), tuning);
+  // Slots hold x's pieces and an additive mask's; a boolean mask's bits stay in registers
+  // where a thread's keys fit 64 bits (every default layout; knob layouts may stage it too).
+  if (t.staged) {
+    const SoftmaxRowTiling bits = staged_tiling(t, rows, piece_bytes + (mask_bytes == 1 ? 0 : mask_piece_bytes), tuning);
+    if (mask_bytes != 1 || bits.pieces_per_thread * bits.vec <= 64) return bits;
+    return staged_tiling(t, rows, piece_bytes + mask_piece_bytes, tuning);
+  }
   const int kWarpPieces = tuning.row_pieces ? tuning.row_pieces : std::max(1, 32 / piece_bytes);
   // The forward holds a float32 register per value, the backward the raw pieces of y and
   // dy (a piece narrower than 4 bytes still takes a register).

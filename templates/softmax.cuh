@@ -252,7 +252,7 @@ __device__ __forceinline__ float lane_factor(RowStats lane, RowStats row) {
 }
 
 // log2 of lane_factor, for a factor folded into the exponent: (m − M)·log2 e − log2 S;
-// −inf when the lane has no key (a lane with a key has S ≥ 1: its maximum's own term).
+// −inf when the lane has no key (a lane with a key has S > 0: its maximum's own term).
 __device__ __forceinline__ float lane_log2_factor(RowStats lane, RowStats row) {
   return lane.m == neg_inf() ? neg_inf() : (lane.m - row.m) * kLog2e - log2_approx(row.s);
 }
@@ -313,18 +313,21 @@ struct StagedRow {
   using T = typename Cfg::T;
   static constexpr int V = Cfg::kVec, NV = Cfg::kPiecesPerThread, L = Cfg::kRowLength, Q = Cfg::kQueries;
   typedef typename RawPiece<sizeof(T) * V>::type Raw;
-  // Only an additive mask is staged (its pieces after x's); a boolean mask row is read from
-  // global memory (the L2: the heads share it) while the copies are in flight, as one bit a key.
-  static constexpr bool kStagedMask = Cfg::kMask == kMaskAdditive;
-  static_assert(Cfg::kMask != kMaskBool || NV * V <= 64, "a thread's boolean mask bits fit 64 bits");
-  Raw* xs;  // [NV][kThreads] pieces of x
-  Raw* ms;  // [NV][kThreads] pieces of an additive mask, after them
+  // An additive mask is staged (its pieces after x's); a boolean mask row is read from global
+  // memory (the L2: the heads share it) while the copies are in flight, as one bit a key —
+  // unless a thread holds more than 64 keys (knob layouts only): then it is staged too.
+  static constexpr bool kMaskBits = Cfg::kMask == kMaskBool && NV * V <= 64;
+  static constexpr bool kStagedMask = Cfg::kMask != kMaskNone && !kMaskBits;
+  typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
+  Raw* xs;      // [NV][kThreads] pieces of x
+  MaskRaw* ms;  // [NV][kThreads] pieces of a staged mask, after them
   i64 row, mask_row;
   int lane, last_key;
   bool active;
   unsigned long long removed_bits = 0;  // boolean mask: bit e·V + c of key c of piece e
   __device__ __forceinline__ StagedRow(void* stage, i64 row_, int lane_, bool active_)
-      : xs(static_cast<Raw*>(stage)), ms(xs + NV * Cfg::kThreads), row(row_), lane(lane_), active(active_) {
+      : xs(static_cast<Raw*>(stage)), ms(reinterpret_cast<MaskRaw*>(xs + NV * Cfg::kThreads)), row(row_), lane(lane_),
+        active(active_) {
     const int q = int(row % Q);
     mask_row = (row / (i64(Cfg::kHeads) * Q)) * Q + q;  // [batch, 1, queries, L]
     last_key = q + (L - Q);
@@ -340,13 +343,15 @@ struct StagedRow {
     for (int e = 0; e < NV; ++e) {
       if (needed(e)) {
         copy_async(xs + slot(e), reinterpret_cast<const Raw*>(x + row * L + j0(e)));
-        if constexpr (kStagedMask)
-          copy_async(ms + slot(e), reinterpret_cast<const Raw*>(static_cast<const T*>(mask) + mask_row * L + j0(e)));
+        if constexpr (kStagedMask && Cfg::kMask == kMaskBool)
+          copy_async(ms + slot(e),
+                     reinterpret_cast<const MaskRaw*>(static_cast<const unsigned char*>(mask) + mask_row * L + j0(e)));
+        else if constexpr (kStagedMask)
+          copy_async(ms + slot(e), reinterpret_cast<const MaskRaw*>(static_cast<const T*>(mask) + mask_row * L + j0(e)));
       }
       copy_async_commit();
     }
-    if constexpr (Cfg::kMask == kMaskBool) {
-      typedef typename RawPiece<V>::type MaskRaw;
+    if constexpr (kMaskBits) {
       MaskRaw mraw[NV];
 #pragma unroll
       for (int e = 0; e < NV; ++e)
@@ -379,12 +384,17 @@ struct StagedRow {
     const Raw raw = xs[slot(e)];
     const T* in = reinterpret_cast<const T*>(&raw);
     constexpr float kPre = kPost == 1.f ? Cfg::kScale : 1.f;
-    if constexpr (Cfg::kMask == kMaskBool) {
+    if constexpr (kMaskBits) {
       const unsigned bits = unsigned(removed_bits >> (e * V));
 #pragma unroll
       for (int c = 0; c < V; ++c) u[c] = (bits >> c) & 1u ? neg_inf() : to_float(in[c]) * kPre;
+    } else if constexpr (Cfg::kMask == kMaskBool) {
+      const MaskRaw mraw = ms[slot(e)];
+      const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
+#pragma unroll
+      for (int c = 0; c < V; ++c) u[c] = removed[c] ? neg_inf() : to_float(in[c]) * kPre;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
-      const Raw araw = ms[slot(e)];
+      const MaskRaw araw = ms[slot(e)];
       const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
       for (int c = 0; c < V; ++c) u[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
@@ -400,10 +410,9 @@ struct StagedRow {
   }
   // (v − shift)·log2 e for v = u·kPost: one FMA and a multiply.
   static __device__ __forceinline__ float exponent(float u, float shift) { return fmaf(u, kPost, -shift) * kLog2e; }
-  // The lane's (max m, Σ e^(v − m)) in one pass over its slots, each piece as soon as its
-  // copy lands: the piece's maximum first, the sum so far rescaled where it raises m (rarely
-  // after the first pieces), then the piece's terms. A lane with no key keeps m = −inf, s = 0.
-  // Piece e into the lane's running (m, s), once its copy has landed.
+  // Piece e into the lane's running (m, s), once its copy has landed: the piece's maximum
+  // first, the sum so far rescaled where it raises m (rarely after the first pieces), then
+  // the piece's terms. While m = −inf the sum is 0 — or NaN after a NaN key, which it keeps.
   __device__ __forceinline__ void add_piece(int e, float& m, float& s) const {
     copy_async_wait(NV - 1 - e);
     float u[V];
@@ -413,18 +422,20 @@ struct StagedRow {
     for (int c = 1; c < V; ++c) pu = fmaxf(pu, u[c]);
     const float pm = pu * kPost;
     if (pm > m) {
-      s = m == neg_inf() ? 0.f : s * exp2_approx((m - pm) * kLog2e);
+      s = m == neg_inf() ? s : s * exp2_approx((m - pm) * kLog2e);
       m = pm;
     }
     const float shift = m == neg_inf() ? 0.f : m;
 #pragma unroll
     for (int c = 0; c < V; ++c) s += exp2_approx(exponent(u[c], shift));
   }
+  // The lane's (max m, Σ e^(v − m)) in one pass over its slots, each piece as soon as its
+  // copy lands. A lane with no key keeps m = −inf, s = 0.
   __device__ __forceinline__ RowStats stats() const {
     float m = neg_inf(), s = 0.f;
     if constexpr (Cfg::kMask == kMaskNone) {
       // Unrolled, so each wait's count is a constant (a runtime one costs an indirect branch
-      // a piece): H200, 16-bit L = 65536 79 → 81–82 % of the copy bandwidth
+      // a piece): H200, L = 65536 float16 79 → 82 %, bfloat16 77 → 81 % of the copy bandwidth
       // (bench/results/2026-12-03-softmax-final). Masked rows measured 3 points slower so.
 #pragma unroll
       for (int e = 0; e < NV; ++e) add_piece(e, m, s);

@@ -79,6 +79,9 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
       const SoftmaxRowTiling boolean = softmax_row_tiling(1 << 14, L, d, false, {}, 1);
       CHECK(boolean.staged == (element_size(d) == 2 && boolean.pieces >= 4096 && boolean.vec >= 4));
       if (boolean.staged) CHECK(boolean.stage_bytes <= kPortableSharedBytes);
+      // Default layouts keep a boolean mask as 64 bits a thread: its slots hold x alone.
+      if (boolean.staged) CHECK(boolean.pieces_per_thread * boolean.vec <= 64);
+      if (boolean.staged) CHECK(boolean.stage_bytes == std::uint32_t(boolean.threads) * boolean.pieces_per_thread * boolean.vec * element_size(d));
       CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, false, {}, int(element_size(d))).staged);
       CHECK(t.threads % 32 == 0);
       CHECK(t.threads <= 512);
@@ -103,6 +106,12 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   Tuning staged;
   staged.row_staged = 2;
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, staged, 2).stage_bytes == 256 * 8 * (16 + 16));
+  // A knob layout with more than 64 keys a thread stages the boolean mask beside x.
+  Tuning narrow;
+  narrow.row_block_threads = 128;
+  const SoftmaxRowTiling wide = softmax_row_tiling(100, 131072, DType::bfloat16, false, narrow, 1);
+  CHECK(wide.pieces_per_thread * wide.vec > 64);
+  CHECK(wide.stage_bytes == std::uint32_t(wide.threads) * wide.pieces_per_thread * (16 + 8));
   // Knobs that would need more shared memory than an SM has are refused, naming them.
   Tuning big = staged;
   big.row_block_threads = 1024;

@@ -187,6 +187,16 @@ TEST_CASE("sim: softmax rows spanning a cluster (the two-pass path)", "[sim]") {
            SmCfg<__half, 2, 32768, 1, 2, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, masked);
 }
 
+TEST_CASE("sim: softmax forward staged with a boolean mask past 64 keys a thread (staged mask)", "[sim]") {
+  // L = 73728 float16 in 128-thread blocks (a knob layout): 8 blocks × 128 threads × 9
+  // pieces, 72 keys a thread, so the mask is staged beside x instead of kept as 64 bits.
+  Tuning narrow;
+  narrow.row_staged = 2;
+  narrow.row_block_threads = 128;
+  run_case<SmCfg<__half, 1, 73728, 1, 1, kMaskBool, false, 8, 1024, 9, 8, 1, 128, true>,
+           SmCfg<__half, 1, 73728, 1, 1, kMaskBool, false, 8, 2304, 4, 3, 1, 768>>(false, narrow);
+}
+
 TEST_CASE("sim: softmax forward staged through shared memory", "[sim]") {
   Tuning staged;
   staged.row_staged = 2;
