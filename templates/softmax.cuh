@@ -268,7 +268,8 @@ __device__ __forceinline__ bool piece_in_row(int piece) {
 // the bytes in flight are bounded by shared memory (up to 227 KiB an SM) rather than by
 // registers (a 16-bit row held as float32 takes twice its size in registers); then it reads
 // its own slots back — no barrier — once for (max, Σ e^(v − max)), taking each piece as soon
-// as it lands, and once to write y. A boolean mask comes as bits in registers instead.
+// as it lands, and once to write y. A boolean mask comes as bits in registers instead (staged
+// too where a thread holds more than 64 keys).
 template <class E>
 __device__ __forceinline__ void copy_async(E* smem, const E* gmem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -336,6 +337,14 @@ struct StagedRow {
   __device__ __forceinline__ int j0(int e) const { return (lane + e * Cfg::kRowThreads) * V; }
   __device__ __forceinline__ bool in_row(int e) const { return active && piece_in_row<Cfg>(lane + e * Cfg::kRowThreads); }
   __device__ __forceinline__ bool needed(int e) const { return in_row(e) && !(Cfg::kCausal && j0(e) > last_key); }
+  // Piece e of this row's mask (a byte or a T a key).
+  __device__ __forceinline__ const MaskRaw* mask_piece(const void* mask, int e) const {
+    const i64 at = mask_row * L + j0(e);
+    if constexpr (Cfg::kMask == kMaskBool)
+      return reinterpret_cast<const MaskRaw*>(static_cast<const unsigned char*>(mask) + at);
+    else
+      return reinterpret_cast<const MaskRaw*>(static_cast<const T*>(mask) + at);
+  }
   // Starts the copies, one group a piece (so stats() takes each as it lands); reads the
   // boolean mask's bits meanwhile.
   __device__ __forceinline__ void copy_issue(const T* x, const void* mask) {
@@ -343,11 +352,7 @@ struct StagedRow {
     for (int e = 0; e < NV; ++e) {
       if (needed(e)) {
         copy_async(xs + slot(e), reinterpret_cast<const Raw*>(x + row * L + j0(e)));
-        if constexpr (kStagedMask && Cfg::kMask == kMaskBool)
-          copy_async(ms + slot(e),
-                     reinterpret_cast<const MaskRaw*>(static_cast<const unsigned char*>(mask) + mask_row * L + j0(e)));
-        else if constexpr (kStagedMask)
-          copy_async(ms + slot(e), reinterpret_cast<const MaskRaw*>(static_cast<const T*>(mask) + mask_row * L + j0(e)));
+        if constexpr (kStagedMask) copy_async(ms + slot(e), mask_piece(mask, e));
       }
       copy_async_commit();
     }
@@ -355,8 +360,7 @@ struct StagedRow {
       MaskRaw mraw[NV];
 #pragma unroll
       for (int e = 0; e < NV; ++e)
-        mraw[e] = needed(e) ? load_piece<unsigned char, V>(static_cast<const unsigned char*>(mask) + mask_row * L + j0(e))
-                            : MaskRaw{};
+        mraw[e] = needed(e) ? *mask_piece(mask, e) : MaskRaw{};
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
         const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw[e]);
