@@ -365,4 +365,6 @@ TEST_CASE("sim: layer_norm backward staged through shared memory by bulk copies"
   run_backward_staged<StagedCfg<StagedBase<__half, 512, true, false, 34, 32, 2, 1, 2, 17>>>(nullptr);
   run_backward_staged<StagedCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4>>>(nullptr);
   run_backward_staged<StagedCfg<StagedBase<__half, 1024, true, true, 7, 32, 1, 4, 2, 3>>>(nullptr);
+  // More than 32 rows a block: the rows' mean and rstd come in batches of 32 over the lanes.
+  run_backward_staged<StagedCfg<StagedBase<__half, 256, true, true, 145, 32, 1, 1, 3, 75>>>(nullptr);
 }

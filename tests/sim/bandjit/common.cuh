@@ -44,6 +44,18 @@ inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
   return other;
 }
 
+// __shfl_sync over the full warp: every lane deposits its value, then reads lane src_lane's.
+inline float __shfl_sync(unsigned, float v, int src_lane) {
+  using namespace ::bandjit::sim;
+  const int t = static_cast<int>(thread_idx.x);
+  std::memcpy(lane_slot(t), &v, sizeof v);
+  warp_sync();
+  float other;
+  std::memcpy(&other, lane_slot((t & ~31) | (src_lane & 31)), sizeof other);
+  warp_sync();
+  return other;
+}
+
 // __any_sync over the full warp: every lane deposits its predicate, then reads all 32.
 inline bool __any_sync(unsigned, bool p) {
   using namespace ::bandjit::sim;
