@@ -105,7 +105,7 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
   auto weight_of = [&](int e, int c) { return Cfg::kWeight ? w[Cfg::kWeight ? e : 0][c] : 1.f; };
   // Without a cluster, each row's mean and rstd come 32 rows at a time over a warp's lanes
   // (lane l: the row l after the batch's first), the next 32 loaded while these serve, so a
-  // row starts without waiting on a global load (H200: 16-bit H = 5120 85 → 88 %, 16384 level);
+  // row starts without waiting on a global load (H200: 16-bit H = 5120 85 → 87–88 %, 16384 level);
   // a cluster's blocks load their row's own (with the lanes, H = 65536 measured 60 → 56 %;
   // bench/results/2026-12-03-layer-norm-shared-weights).
   constexpr bool kStatsAhead = CB == 1;
