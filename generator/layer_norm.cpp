@@ -119,6 +119,7 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   const bool small_sums = t.pieces_per_thread * t.vec * sums <= 16 && (size == 4 || t.pieces <= 8) &&
                           t.threads <= 512 && t.cluster_blocks == 1;  // (clusters: never measured; spill on sm_80)
   t.register_sums = backward && one_chunk && sums > 0 && on(tuning.row_register_sums, small_sums);
+  t.hold_weights = backward && weight && one_chunk && t.cluster_blocks == 1 && on(tuning.row_hold_weights, false);
   t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
   // ≤ 85 registers (768 threads) where the block size allows it.
@@ -162,6 +163,7 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
     LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, tuning);
     if (t.cluster_blocks == 1 && t.chunks == 1) {
       t.row_bundle = 2;
+      t.hold_weights = false;  // a unit's two rows read each weight at two positions
       return t;
     }
   }
@@ -207,7 +209,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       "  static constexpr int kVec = {vec}, kRowThreads = {r}, kPiecesPerThread = {nv}, kChunks = {ch};\n"
       "  static constexpr int kRowsPerBlock = {rpb}, kThreads = {threads}, kRowIterations = {iter};\n"
       "  static constexpr int kClusterBlocks = {cb}, kRowBundle = {bundle};\n"
-      "  static constexpr bool kPrefetch = {pf}, kRegisterSums = {rs};\n"
+      "  static constexpr bool kPrefetch = {pf}, kRegisterSums = {rs}, kHoldWeights = {hw};\n"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
       fmt::arg("hidden", p.at("hidden").get<int>()), fmt::arg("weight", p.at("weight").get<bool>()),
@@ -215,7 +217,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("vec", t.vec), fmt::arg("r", t.row_threads), fmt::arg("nv", t.pieces_per_thread),
       fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
       fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks), fmt::arg("bundle", t.row_bundle),
-      fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums));
+      fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums), fmt::arg("hw", t.hold_weights));
 }
 
 // The staged backward's Cfg (templates/layer_norm_staged.cuh).
@@ -348,6 +350,11 @@ Tuning backward_defaults(const json& p, const Tuning& tuning) {
   if (size == 2 && pieces > 8 && pieces <= 32) t.row_pieces = 8;
   if (size == 2 && pieces > 32 && uneven) t.row_registers = 32, t.row_block_threads = 256;
   if (size == 4 && pieces > 256 && uneven) t.row_block_threads = 512;
+  // Weights held in registers for 16-bit rows of ≤ 32 pieces (H200, against the L1 reads in
+  // the same run, bench/results/2026-12-03-layer-norm-held-weights: H = 100 78.7 → 84.3 %
+  // float16, 77.9 → 83.2 % bfloat16, H = 32 +1 point); longer rows lost (H = 768 float16 90 →
+  // 72 %, 4096 81 → 69 %), float32 rows moved −2.5 … +1.5 points.
+  if (!tuning.row_hold_weights && size == 2 && pieces <= 32) t.row_hold_weights = 2;
   return t;
 }
 

@@ -28,6 +28,7 @@ struct LayerNormTiling {
   int min_blocks = 1;         ///< __launch_bounds__ minimum blocks per SM (caps the registers)
   bool prefetch = false;      ///< chunks = 1: the next row's loads issued before this row's reductions
   bool register_sums = false; ///< backward, chunks = 1: column sums in registers until the block's end
+  bool hold_weights = false;  ///< backward, chunks = 1, no cluster, one row a unit: weights in registers
   std::int64_t blocks = 1;
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };

@@ -41,6 +41,9 @@ struct Tuning {
   int row_register_sums = 0;
   int row_staged = 0;
   int row_bundle = 0;
+  /// layer_norm backward (register kernel, one row a unit, no cluster): each thread's weights
+  /// held in registers for all its rows.
+  int row_hold_weights = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -178,7 +178,9 @@ __device__ __forceinline__ void cluster_finish() {
 
 // Σg and Σg·x̂ of one piece (g = dy·w; i0: the piece's first unit position, w_at: weight + i0,
 // so a second-row quad reads H before it; .y of the float2s: the unit's second row).
-template <class Cfg, class Raw>
+// kHeld: w_at is the thread's own register copy of the piece's weights (read element by
+// element, so it stays in registers).
+template <class Cfg, bool kHeld = false, class Raw>
 __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw_x, const float* w_at, int i0,
                                                float2 mean2, float2 rstd2, float2& sg, float2& sgx) {
   using T = typename Cfg::T;
@@ -191,7 +193,12 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
     const bool second = S::second(i0 + q);  // the quad's row of the unit (H % 4 == 0)
     const float mean = S::pick(mean2, i0 + q), rstd = S::pick(rstd2, i0 + q);
     float w[Q];
-    if constexpr (Cfg::kWeight) load_floats<Q>(w_at + q - S::row_start(i0 + q), w);
+    if constexpr (Cfg::kWeight && kHeld) {
+#pragma unroll
+      for (int c = 0; c < Q; ++c) w[c] = w_at[q + c];
+    } else if constexpr (Cfg::kWeight) {
+      load_floats<Q>(w_at + q - S::row_start(i0 + q), w);
+    }
     float a = 0.f, ax = 0.f;
 #pragma unroll
     for (int c = 0; c < Q; ++c) {
@@ -422,6 +429,18 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       }
     }
   }
+  // kHoldWeights: the thread's columns are the same in every row it takes, so their weights
+  // are read once into registers instead of twice a row from the L1.
+  constexpr bool HW = Cfg::kHoldWeights && Cfg::kWeight;
+  static_assert(!HW || (S::B == 1 && CH == 1), "held weights: one row a unit, in registers");
+  float held_w[HW ? NV : 1][V];
+  if constexpr (HW) {
+#pragma unroll
+    for (int e = 0; e < NV; ++e) {
+      const int p = S::piece(0, e, lr);
+      if (p < P) ln::load_floats<V>(weight + col0 + p * V, held_w[e]);
+    }
+  }
   // Register column sums (RS): [piece][element] of this thread's columns.
   float reg_w[RS && Cfg::kWeight ? NV : 1][V], reg_b[RS && Cfg::kBias ? NV : 1][V];
   if constexpr (RS) {
@@ -478,7 +497,8 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
 
     float2 sg = make_float2(0.f, 0.f), sgx = make_float2(0.f, 0.f);
     ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
-      ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, p * V, mean, rstd, sg, sgx);
+      if constexpr (HW) ln::add_piece_sums<Cfg, true>(rdy[e], rx[e], held_w[e], p * V, mean, rstd, sg, sgx);
+      else ln::add_piece_sums<Cfg>(rdy[e], rx[e], weight + col0 + p * V, p * V, mean, rstd, sg, sgx);
     });
 #if !defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {  // no clusters: the other slices, read from global memory
@@ -522,7 +542,12 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
           const float mu = S::pick(mean, i), rs = S::pick(rstd, i);
           const float mg = S::pick(mean_g, i), mgx = S::pick(mean_gx, i);
           float w[Q], dxh[Q], d[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(w_again + col0 + p * V + q - S::row_start(i), w);
+          if constexpr (HW) {
+#pragma unroll
+            for (int c = 0; c < Q; ++c) w[c] = held_w[e][q + c];
+          } else if constexpr (Cfg::kWeight) {
+            ln::load_floats<Q>(w_again + col0 + p * V + q - S::row_start(i), w);
+          }
 #pragma unroll
           for (int c = 0; c < Q; ++c) {
             d[c] = to_float(in_dy[q + c]);

@@ -60,6 +60,10 @@ std::vector<Tuning> all_tunings() {
               t.row_pieces = pieces, t.row_registers = registers, t.row_block_threads = block, t.row_waves = waves;
               t.row_prefetch = prefetch, t.row_register_sums = sums;
               out.push_back(t);
+              if (sums == 0 && waves <= 2) {  // the backward's weights held in registers
+                t.row_hold_weights = 2;
+                out.push_back(t);
+              }
             }
   return out;
 }
@@ -94,6 +98,8 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   CHECK(t.min_blocks == std::max(1, (t.prefetch ? 768 : 1024) / t.threads));
   if (t.prefetch) CHECK((t.chunks == 1 && t.cluster_blocks == 1 && tuning.row_prefetch == 2));
   if (t.register_sums) CHECK((backward && t.chunks == 1 && (weight || bias)));
+  if (t.hold_weights)
+    CHECK((backward && weight && t.chunks == 1 && t.cluster_blocks == 1 && t.row_bundle == 1 && tuning.row_hold_weights == 2));
   if (tuning.row_prefetch == 1) CHECK_FALSE(t.prefetch);
   if (tuning.row_register_sums == 1) CHECK_FALSE(t.register_sums);
   const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
@@ -219,6 +225,11 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   // 16-bit: one piece a thread at H = 32, 32 registers in 256-thread blocks at H = 768.
   CHECK(has(source("layer_norm_backward", 2097152, 32, "float16"), "kRowThreads = 4, kPiecesPerThread = 1"));
   CHECK(has(source("layer_norm_backward", 87381, 768, "bfloat16"), "kThreads = 256"));
+  // Weights held in registers for 16-bit rows of ≤ 32 pieces only.
+  CHECK(has(source("layer_norm_backward", 671088, 100, "bfloat16"), "kHoldWeights = true"));
+  CHECK(has(source("layer_norm_backward", 2097152, 32, "float16"), "kHoldWeights = true"));
+  CHECK(has(source("layer_norm_backward", 87381, 768, "float16"), "kHoldWeights = false"));
+  CHECK(has(f32_100, "kHoldWeights = false"));
   // A cluster row never prefetches (H = 12288 float32: uneven, split over blocks).
   const std::string cluster = source("layer_norm_backward", 4096, 12288, "float32");
   CHECK(has(cluster, "kClusterBlocks = 2"));

@@ -36,7 +36,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int H, bool W, bool B, long long ROWS, int V, int R, int NV, int CH, int RPB, int THREADS, int ITER,
-          int CB = 1, bool PF = false, bool RS = false, int BUNDLE = 1>
+          int CB = 1, bool PF = false, bool RS = false, int BUNDLE = 1, bool HW = false>
 struct LnCfg {
   using T = T_;
   static constexpr i64 kRows = ROWS;
@@ -47,6 +47,7 @@ struct LnCfg {
   static constexpr int kRowsPerBlock = RPB, kThreads = THREADS, kRowIterations = ITER, kClusterBlocks = CB;
   static constexpr bool kPrefetch = PF, kRegisterSums = RS;
   static constexpr int kRowBundle = BUNDLE;
+  static constexpr bool kHoldWeights = HW;
 };
 
 // The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
@@ -77,6 +78,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
   REQUIRE(t.prefetch == Cfg::kPrefetch);
   REQUIRE(t.register_sums == Cfg::kRegisterSums);
   REQUIRE(t.row_bundle == Cfg::kRowBundle);
+  REQUIRE(t.hold_weights == Cfg::kHoldWeights);
   return t;
 }
 
@@ -326,6 +328,16 @@ TEST_CASE("sim: layer_norm backward without prefetch, column sums in shared memo
   run_backward<LnCfg<__half, 1024, true, true, 301, 8, 64, 2, 1, 4, 256, 5, 1, false, true>>(false);
 }
 
+TEST_CASE("sim: layer_norm backward with each thread's weights held in registers", "[sim]") {
+  // 25 pieces over 8 threads of 4 (the last slots past the row), rows in turn with prefetch
+  // and shared column sums; float32 with register sums and a weight only.
+  run_backward<LnCfg<__half, 100, true, true, 302, 4, 8, 4, 1, 32, 256, 4, 1, true, false, 1, true>>(false);
+  run_backward<LnCfg<float, 96, true, false, 301, 4, 8, 3, 1, 32, 256, 4, 1, false, true, 1, true>>(false);
+  Tuning hold;
+  hold.row_hold_weights = 2;
+  run_backward<LnCfg<float, 768, true, true, 9, 4, 128, 2, 1, 2, 256, 1, 1, false, true, 1, true>>(true, hold);
+}
+
 TEST_CASE("sim: layer_norm forward with prefetch, row groups taken in turn", "[sim]") {
   Tuning on;
   on.row_prefetch = 2;
@@ -367,4 +379,5 @@ TEST_CASE("sim: layer_norm backward staged through shared memory by bulk copies"
   run_backward_staged<StagedCfg<StagedBase<__half, 1024, true, true, 7, 32, 1, 4, 2, 3>>>(nullptr);
   // More than 32 rows a block: the rows' mean and rstd come in batches of 32 over the lanes.
   run_backward_staged<StagedCfg<StagedBase<__half, 256, true, true, 145, 32, 1, 1, 3, 75>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<__half, 512, true, true, 130, 64, 1, 1, 3, 64>>>(nullptr);  // two warps, 2 × 32 rows
 }
