@@ -32,28 +32,24 @@ inline int max(int a, int b) { return a > b ? a : b; }
 inline void __syncthreads() { ::bandjit::sim::current->sync.wait(); }
 inline void __syncwarp() { ::bandjit::sim::warp_sync(); }
 
-// __shfl_xor_sync over the full warp: every lane deposits its value, then reads its partner's.
-inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+// Every lane of the warp deposits v, then reads the value of lane `from(lane)`.
+template <class From>
+inline float warp_exchange(float v, From from) {
   using namespace ::bandjit::sim;
   const int t = static_cast<int>(thread_idx.x);
   std::memcpy(lane_slot(t), &v, sizeof v);
   warp_sync();
   float other;
-  std::memcpy(&other, lane_slot((t & ~31) | ((t & 31) ^ lane_mask)), sizeof other);
+  std::memcpy(&other, lane_slot((t & ~31) | (from(t & 31) & 31)), sizeof other);
   warp_sync();
   return other;
 }
-
-// __shfl_sync over the full warp: every lane deposits its value, then reads lane src_lane's.
+// __shfl_xor_sync and __shfl_sync over the full warp.
+inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+  return warp_exchange(v, [&](int lane) { return lane ^ lane_mask; });
+}
 inline float __shfl_sync(unsigned, float v, int src_lane) {
-  using namespace ::bandjit::sim;
-  const int t = static_cast<int>(thread_idx.x);
-  std::memcpy(lane_slot(t), &v, sizeof v);
-  warp_sync();
-  float other;
-  std::memcpy(&other, lane_slot((t & ~31) | (src_lane & 31)), sizeof other);
-  warp_sync();
-  return other;
+  return warp_exchange(v, [&](int) { return src_lane; });
 }
 
 // __any_sync over the full warp: every lane deposits its predicate, then reads all 32.
