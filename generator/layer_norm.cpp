@@ -350,11 +350,13 @@ Tuning backward_defaults(const json& p, const Tuning& tuning) {
   if (size == 2 && pieces > 8 && pieces <= 32) t.row_pieces = 8;
   if (size == 2 && pieces > 32 && uneven) t.row_registers = 32, t.row_block_threads = 256;
   if (size == 4 && pieces > 256 && uneven) t.row_block_threads = 512;
-  // Weights held in registers for 16-bit rows of ≤ 32 pieces (H200, against the L1 reads in
-  // the same run, bench/results/2026-12-03-layer-norm-held-weights: H = 100 78.7 → 84.3 %
-  // float16, 77.9 → 83.2 % bfloat16, H = 32 +1 point); longer rows lost (H = 768 float16 90 →
-  // 72 %, 4096 81 → 69 %), float32 rows moved −2.5 … +1.5 points.
-  if (!tuning.row_hold_weights && size == 2 && pieces <= 32) t.row_hold_weights = 2;
+  // Weights held in registers for the prefetching 16-bit rows of ≤ 32 pieces (H200, against
+  // the L1 reads in the same run, bench/results/2026-12-03-layer-norm-held-weights: H = 100
+  // 78.7 → 84.3 % float16, 77.9 → 83.2 % bfloat16, H = 32 +1 point); longer rows lost (H = 768
+  // float16 90 → 72 %, 4096 81 → 69 %: their kernels spill), float32 rows moved −3 … +2.5
+  // points. (A review's run: H = 64 +1, the non-prefetching H = 128 and 256 −0.5 … −4.)
+  const bool prefetching = pieces <= 8 || uneven;
+  if (!tuning.row_hold_weights && size == 2 && pieces <= 32 && prefetching) t.row_hold_weights = 2;
   return t;
 }
 

@@ -225,9 +225,11 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   // 16-bit: one piece a thread at H = 32, 32 registers in 256-thread blocks at H = 768.
   CHECK(has(source("layer_norm_backward", 2097152, 32, "float16"), "kRowThreads = 4, kPiecesPerThread = 1"));
   CHECK(has(source("layer_norm_backward", 87381, 768, "bfloat16"), "kThreads = 256"));
-  // Weights held in registers for 16-bit rows of ≤ 32 pieces only.
+  // Weights held in registers for the prefetching 16-bit rows of ≤ 32 pieces only.
   CHECK(has(source("layer_norm_backward", 671088, 100, "bfloat16"), "kHoldWeights = true"));
   CHECK(has(source("layer_norm_backward", 2097152, 32, "float16"), "kHoldWeights = true"));
+  CHECK(has(source("layer_norm_backward", 262144, 256, "float16"), "kHoldWeights = false"));
+  CHECK(has(source("layer_norm_backward", 524288, 128, "bfloat16"), "kHoldWeights = false"));
   CHECK(has(source("layer_norm_backward", 87381, 768, "float16"), "kHoldWeights = false"));
   CHECK(has(f32_100, "kHoldWeights = false"));
   // A cluster row never prefetches (H = 12288 float32: uneven, split over blocks).
