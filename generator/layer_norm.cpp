@@ -66,8 +66,11 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   // Tuning::row_pieces replaces the target of rows a warp holds.
   const int target = backward ? 2 : 4, most_elements = backward ? 16 : 32;
   const int piece_registers = std::max(1, t.vec * size / 4) * (backward ? 2 : 1);
-  const int most_pieces = tuning.row_registers ? std::max(1, tuning.row_registers / piece_registers)
-                                               : most_elements / t.vec;
+  // The forward's row pairs (Tuning::row_pairs) hold two rows: half of that for each.
+  auto on = [](int knob, bool otherwise) { return knob ? knob == 2 : otherwise; };
+  const int rows_at_once = !backward && on(tuning.row_pairs, false) ? 2 : 1;
+  const int most_pieces = std::max(1, (tuning.row_registers ? tuning.row_registers / piece_registers
+                                                            : most_elements / t.vec) / rows_at_once);
   const int warp_pieces = std::min(most_pieces, tuning.row_pieces ? tuning.row_pieces : target);
   const int long_pieces = tuning.row_registers ? most_pieces : warp_pieces;
   // The forward's rows take at most 512 threads, so that two blocks share an SM and one's
@@ -109,10 +112,15 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
     }
   }
   const bool one_chunk = t.chunks == 1;
-  auto on = [](int knob, bool otherwise) { return knob ? knob == 2 : otherwise; };
+  if (rows_at_once == 2 && !one_chunk) {  // pairs only in registers: this row alone
+    Tuning alone = tuning;
+    alone.row_pairs = 1;
+    return row_tiling(rows, hidden, dtype, backward, weight, bias, alone);
+  }
   // Never with clusters: a cluster's rows prefetched measured slower (H = 65536 float16
-  // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln).
-  t.prefetch = one_chunk && t.cluster_blocks == 1 && on(tuning.row_prefetch, false);
+  // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln);
+  // never with row pairs (they hold two rows already).
+  t.prefetch = one_chunk && t.cluster_blocks == 1 && rows_at_once == 1 && on(tuning.row_prefetch, false);
   // Column sums in registers by default where they take ≤ 16 floats a thread: float32 rows,
   // and 16-bit rows of ≤ 8 pieces, in blocks of ≤ 512 threads and no cluster (longer 16-bit
   // rows, and 1024-thread blocks at 64 registers, then spill on sm_80 and sm_90).
@@ -120,11 +128,13 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
                           t.threads <= 512 && t.cluster_blocks == 1;  // (clusters: never measured; spill on sm_80)
   t.register_sums = backward && one_chunk && sums > 0 && on(tuning.row_register_sums, small_sums);
   t.hold_weights = backward && weight && one_chunk && t.cluster_blocks == 1 && on(tuning.row_hold_weights, false);
+  // Row pairs: each weight and bias read once for both rows.
+  t.row_set = rows_at_once;
   t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
   // ≤ 85 registers (768 threads) where the block size allows it.
   t.min_blocks = std::max(1, (t.prefetch ? 768 : 1024) / t.threads);
-  const std::int64_t groups = ceil_div64(rows, t.rows_per_block);
+  const std::int64_t groups = ceil_div64(rows, std::int64_t(t.rows_per_block) * t.row_set);
   if (!backward && !t.prefetch) {
     t.blocks = groups * t.cluster_blocks;
     return t;
@@ -160,7 +170,9 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   // Tuning::row_bundle off (BANDJIT_ROW_BUNDLE=0) keeps one row a unit, on gives the backward
   // units too.
   if (layer_norm_wants_units(rows, hidden, dtype, backward, tuning)) {
-    LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, tuning);
+    Tuning unit_tuning = tuning;
+    unit_tuning.row_pairs = 1;  // units or pairs, not both (pairs take one row a unit)
+    LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, unit_tuning);
     if (t.cluster_blocks == 1 && t.chunks == 1) {
       t.row_bundle = 2;
       t.hold_weights = false;  // a unit's two rows read each weight at two positions
@@ -176,7 +188,7 @@ void check_layer_norm_params(const json& p, const std::string& where) {
   const std::int64_t rows = p.at("rows").get<std::int64_t>();
   const int hidden = p.at("hidden").get<int>();
   const auto t = layer_norm_tiling(rows, hidden, dtype_of(p), false, p.at("weight").get<bool>(), p.at("bias").get<bool>());
-  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block * t.row_bundle;
+  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block * t.row_bundle * t.row_set;
   if (rows > most)
     bad_params("layer_norm", where, "rows", std::to_string(rows),
                fmt::format("1 … {} for hidden {} ({} blocks a row)", most, hidden, t.cluster_blocks));
@@ -210,6 +222,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       "  static constexpr int kRowsPerBlock = {rpb}, kThreads = {threads}, kRowIterations = {iter};\n"
       "  static constexpr int kClusterBlocks = {cb}, kRowBundle = {bundle};\n"
       "  static constexpr bool kPrefetch = {pf}, kRegisterSums = {rs}, kHoldWeights = {hw};\n"
+      "  static constexpr int kRowSet = {set};\n"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
       fmt::arg("hidden", p.at("hidden").get<int>()), fmt::arg("weight", p.at("weight").get<bool>()),
@@ -217,7 +230,8 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("vec", t.vec), fmt::arg("r", t.row_threads), fmt::arg("nv", t.pieces_per_thread),
       fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
       fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks), fmt::arg("bundle", t.row_bundle),
-      fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums), fmt::arg("hw", t.hold_weights));
+      fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums), fmt::arg("hw", t.hold_weights),
+      fmt::arg("set", t.row_set));
 }
 
 // The staged backward's Cfg (templates/layer_norm_staged.cuh).

@@ -29,6 +29,8 @@ struct LayerNormTiling {
   bool prefetch = false;      ///< chunks = 1: the next row's loads issued before this row's reductions
   bool register_sums = false; ///< backward, chunks = 1: column sums in registers until the block's end
   bool hold_weights = false;  ///< backward, chunks = 1, no cluster, one row a unit: weights in registers
+  int row_set = 1;            ///< forward: rows a thread group takes at once (2: same columns of two
+                              ///< rows, one weight and bias read for both; chunks = 1, no prefetch)
   std::int64_t blocks = 1;
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };

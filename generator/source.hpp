@@ -44,6 +44,9 @@ struct Tuning {
   /// layer_norm backward (register kernel, one row a unit, no cluster): each thread's weights
   /// held in registers for all its rows.
   int row_hold_weights = 0;
+  /// layer_norm forward (register kernel, one row a unit, no chunks, no prefetch): each thread
+  /// takes two rows at once, reading each weight and bias once for both.
+  int row_pairs = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

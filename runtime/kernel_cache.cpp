@@ -65,6 +65,7 @@ Tuning current_tuning() {
   t.row_staged = config::row_switch("BANDJIT_ROW_STAGED");
   t.row_bundle = config::row_switch("BANDJIT_ROW_BUNDLE");
   t.row_hold_weights = config::row_switch("BANDJIT_ROW_HOLD_WEIGHTS");
+  t.row_pairs = config::row_switch("BANDJIT_ROW_PAIRS");
   const auto tpv = config::tpv_tiling_override();
   t.tpv_tile_rows = tpv[0];
   t.tpv_slab_rows = tpv[1];

@@ -236,11 +236,15 @@ __device__ __forceinline__ void for_each_piece(int lr, Load& load, F&& f) {
 
 }  // namespace ln
 
-// Each block (cluster) takes kRowIterations row groups of kRowsPerBlock rows in a row: row =
+// Each block (cluster) takes kRowIterations row groups of kRowsPerBlock row sets in a row: set =
 // (blockIdx.x / CB · kRowIterations + it) · kRowsPerBlock + group; with clusters each block
-// holds one slice of the row (as in the backward). With kPrefetch (kChunks = 1) a thread
-// loads its pieces of the next row before reducing this one, so the SM's loads stay in
-// flight across the reductions' barriers (the grid is then a few waves of resident blocks).
+// holds one slice of the row (as in the backward). A set is kRowSet = M consecutive units
+// (M = 2: one row a unit, in registers): a thread holds the same columns of both rows, sums
+// them in the .x and .y of one reduction, and reads each weight and bias once for both
+// (at H = 65536 a block otherwise re-reads its weight and bias slices from the L2 every row,
+// twice the row's own bytes at 16 bits). With kPrefetch (kChunks = 1, M = 1) a thread loads
+// its pieces of the next row before reducing this one, so the SM's loads stay in flight
+// across the reductions' barriers (the grid is then a few waves of resident blocks).
 template <class Cfg>
 __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __restrict__ x,
                                                    const float* __restrict__ weight, const float* __restrict__ bias,
@@ -250,12 +254,14 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   using T = typename S::T;
   using Raw = typename S::Raw;
   constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, P = S::P, R = S::R, NV = S::NV, CH = S::CH;
+  constexpr int M = Cfg::kRowSet;
   constexpr bool PF = Cfg::kPrefetch && CH == 1;
+  static_assert(M == 1 || (M == 2 && S::B == 1 && CH == 1 && !PF), "row pairs: one row a unit, in registers");
   const int lr = threadIdx.x % R, group = threadIdx.x / R;
   const int rank = row_block_rank<CB>();
   const i64 block_group = blockIdx.x / CB;
-  auto row_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * S::RPB + group; };
-  Raw raw[NV], next[PF ? NV : 1];
+  auto set_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * S::RPB + group; };
+  Raw raw[M][NV], next[PF ? NV : 1];
   // Chunk k of this thread's pieces of `row` (zero bits past the row and past the last row).
   auto load_into = [&](Raw* dst, i64 row, int k) {
     const bool active = row < S::kUnits;
@@ -266,21 +272,35 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
       dst[e] = active && p < P ? *reinterpret_cast<const Raw*>(x + at0 + p * V) : Raw{};
     }
   };
-  if (PF) load_into(raw, row_of(0), 0);
+  if (PF) load_into(raw[0], set_of(0), 0);
 
 #pragma unroll 1
   for (int it = 0; it < Cfg::kRowIterations; ++it) {
-    const i64 row = row_of(it);  // a unit (one row, or a two-row bundle)
-    const bool active = row < S::kUnits;
-    const i64 at0 = row * S::W + rank * HS;  // the block's slice of the row
-    auto load = [&](int k) { load_into(raw, row, k); };
+    i64 unit[M];  // one row, or a two-row bundle; with M = 2 the set's two rows
+    bool live[M];
+#pragma unroll
+    for (int m = 0; m < M; ++m) unit[m] = set_of(it) * M + m, live[m] = unit[m] < S::kUnits;
+    const bool active = live[0];  // the set's first unit: a later one is live only if it is
+    auto load = [&](int k) {
+#pragma unroll
+      for (int m = 0; m < M; ++m) load_into(raw[m], unit[m], k);
+    };
+    // Which sum of a float2 a value at unit position i of set member m adds to: .y for the
+    // second row of a set (M = 2) or of a unit (B = 2).
+    auto second = [&](int m, int i) { return M == 2 ? m == 1 : S::second(i); };
+    auto add = [&](float2& acc, int m, int i, float v) {
+      if (second(m, i)) acc.y += v;
+      else acc.x += v;
+    };
+    auto pick = [&](float2 a, int m, int i) { return second(m, i) ? a.y : a.x; };
     // Without clusters: adds the other slices of a cluster row (read from global memory) to
     // acc, as values or as squared deviations from `center`.
-    auto other_slices = [&](float& acc, bool squares, float center) {
+    auto other_slices = [&](float& acc, i64 row, bool squares, float center) {
 #if !defined(BANDJIT_CLUSTERS)
       if constexpr (CB > 1) {
+        if (row >= S::kUnits) return;
         for (int r2 = 0; r2 < CB; ++r2) {
-          if (r2 == rank || !active) continue;
+          if (r2 == rank) continue;
           for (int k = 0; k < CH; ++k)
 #pragma unroll
             for (int e = 0; e < NV; ++e) {
@@ -297,7 +317,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     };
     if (CH == 1 && !PF) load(0);
     if constexpr (PF) {
-      if (it + 1 < Cfg::kRowIterations) load_into(next, row_of(it + 1), 0);
+      if (it + 1 < Cfg::kRowIterations) load_into(next, set_of(it + 1), 0);
     }
 
     float2 sum = make_float2(0.f, 0.f);  // absent pieces are zero bits: they add 0
@@ -305,18 +325,23 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     for (int k = 0; k < CH; ++k) {
       if (CH > 1) load(k);
 #pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        float v[V];
-        ln::unpack<V, T>(raw[e], v);
-        const int i0 = S::piece(k, e, lr) * V;
+      for (int m = 0; m < M; ++m)
 #pragma unroll
-        for (int c = 0; c < V; ++c) S::add(sum, i0 + c, v[c]);
-      }
+        for (int e = 0; e < NV; ++e) {
+          float v[V];
+          ln::unpack<V, T>(raw[m][e], v);
+          const int i0 = S::piece(k, e, lr) * V;
+#pragma unroll
+          for (int c = 0; c < V; ++c) add(sum, m, i0 + c, v[c]);
+        }
     }
-    other_slices(sum.x, false, 0.f);
+    other_slices(sum.x, unit[0], false, 0.f);
+    if constexpr (M == 2) other_slices(sum.y, unit[M - 1], false, 0.f);
     if constexpr (CH == 1) {  // convert again after the reduction: no floats live across it
 #pragma unroll
-      for (int e = 0; e < NV; ++e) opaque(raw[e]);
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
     const float2 total = ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem + S::kSlots, 0);
     const float2 mean = make_float2(total.x / float(H), total.y / float(H));
@@ -326,60 +351,72 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     for (int k = 0; k < CH; ++k) {
       if (CH > 1) load(k);
 #pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const int p = S::piece(k, e, lr);
-        if (p >= P) continue;
-        float v[V];
-        ln::unpack<V, T>(raw[e], v);
+      for (int m = 0; m < M; ++m)
 #pragma unroll
-        for (int c = 0; c < V; ++c) {
-          const float d = v[c] - S::pick(mean, p * V + c);
-          S::add(sq, p * V + c, d * d);
+        for (int e = 0; e < NV; ++e) {
+          const int p = S::piece(k, e, lr);
+          if (p >= P) continue;
+          float v[V];
+          ln::unpack<V, T>(raw[m][e], v);
+#pragma unroll
+          for (int c = 0; c < V; ++c) {
+            const float d = v[c] - pick(mean, m, p * V + c);
+            add(sq, m, p * V + c, d * d);
+          }
         }
-      }
     }
-    other_slices(sq.x, true, mean.x);
+    other_slices(sq.x, unit[0], true, mean.x);
+    if constexpr (M == 2) other_slices(sq.y, unit[M - 1], true, mean.y);
     if constexpr (CH == 1) {
 #pragma unroll
-      for (int e = 0; e < NV; ++e) opaque(raw[e]);
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
     const float2 var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem + S::kSlots, 1);
     const float2 rstd = make_float2(rsqrtf(var.x / float(H) + Cfg::kEpsilon),
-                                    S::B == 2 ? rsqrtf(var.y / float(H) + Cfg::kEpsilon) : 0.f);
+                                    S::B == 2 || M == 2 ? rsqrtf(var.y / float(H) + Cfg::kEpsilon) : 0.f);
 
     if (active) {  // every thread took part in the reductions
       ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
-        // y overwrites x in raw[e], element by element: no second set of registers.
-        const T* in = reinterpret_cast<const T*>(&raw[e]);
-        T* out = reinterpret_cast<T*>(&raw[e]);
         const int col = rank * HS + p * V;
 #pragma unroll
         for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
           constexpr int Q = ln::kQuad<V>;
           const int i = p * V + q;  // the quad's unit position (H % 4 == 0: one row of the unit)
-          const float mu = S::pick(mean, i), rs = S::pick(rstd, i);
           const int wc = col + q - S::row_start(i);
           float w[Q], b[Q];
           if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + wc, w);
           if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + wc, b);
 #pragma unroll
-          for (int c = 0; c < Q; ++c) {
-            float v = (to_float(in[q + c]) - mu) * rs;
-            if constexpr (Cfg::kWeight) v *= w[c];
-            if constexpr (Cfg::kBias) v += b[c];
-            out[q + c] = from_float<T>(v);
+          for (int m = 0; m < M; ++m) {
+            // y overwrites x in raw[m][e], element by element: no second set of registers.
+            const T* in = reinterpret_cast<const T*>(&raw[m][e]);
+            T* out = reinterpret_cast<T*>(&raw[m][e]);
+            const float mu = pick(mean, m, i), rs = pick(rstd, m, i);
+#pragma unroll
+            for (int c = 0; c < Q; ++c) {
+              float v = (to_float(in[q + c]) - mu) * rs;
+              if constexpr (Cfg::kWeight) v *= w[c];
+              if constexpr (Cfg::kBias) v += b[c];
+              out[q + c] = from_float<T>(v);
+            }
           }
         }
-        *reinterpret_cast<Raw*>(y + at0 + p * V) = raw[e];
+#pragma unroll
+        for (int m = 0; m < M; ++m)
+          if (live[m]) *reinterpret_cast<Raw*>(y + unit[m] * S::W + rank * HS + p * V) = raw[m][e];
       });
       if (lr == 0 && rank == 0) {
-        mean_out[S::B * row] = mean.x, rstd_out[S::B * row] = rstd.x;
-        if constexpr (S::B == 2) mean_out[2 * row + 1] = mean.y, rstd_out[2 * row + 1] = rstd.y;
+        mean_out[S::B * unit[0]] = mean.x, rstd_out[S::B * unit[0]] = rstd.x;
+        if constexpr (S::B == 2) mean_out[2 * unit[0] + 1] = mean.y, rstd_out[2 * unit[0] + 1] = rstd.y;
+        if constexpr (M == 2)
+          if (live[1]) mean_out[unit[1]] = mean.y, rstd_out[unit[1]] = rstd.y;
       }
     }
     if constexpr (PF) {
 #pragma unroll
-      for (int e = 0; e < NV; ++e) raw[e] = next[e];
+      for (int e = 0; e < NV; ++e) raw[0][e] = next[e];
     }
   }
   ln::cluster_finish<CB>();

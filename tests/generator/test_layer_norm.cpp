@@ -63,6 +63,8 @@ std::vector<Tuning> all_tunings() {
               if (sums == 0 && waves <= 2) {  // the backward's weights held in registers
                 t.row_hold_weights = 2;
                 out.push_back(t);
+                t.row_hold_weights = 0, t.row_pairs = 2;  // the forward's row pairs
+                out.push_back(t);
               }
             }
   return out;
@@ -96,6 +98,10 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   if (tuning.row_block_threads) CHECK(t.threads == tuning.row_block_threads);
   // ≤ 64 registers a thread; prefetching ≤ 85 where the block size allows (768 threads an SM).
   CHECK(t.min_blocks == std::max(1, (t.prefetch ? 768 : 1024) / t.threads));
+  if (t.row_set == 2)
+    CHECK((!backward && t.chunks == 1 && !t.prefetch && t.row_bundle == 1 && tuning.row_pairs == 2));
+  else
+    CHECK(t.row_set == 1);
   if (t.prefetch) CHECK((t.chunks == 1 && t.cluster_blocks == 1 && tuning.row_prefetch == 2));
   if (t.register_sums) CHECK((backward && t.chunks == 1 && (weight || bias)));
   if (t.hold_weights)
@@ -108,17 +114,19 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   CHECK(std::int64_t(t.row_threads) * t.pieces_per_thread * (t.chunks - 1) < slice);  // no empty chunk
   if (t.cluster_blocks > 1) CHECK((t.rows_per_block == 1 && t.chunks == 1 && t.blocks % t.cluster_blocks == 0));
   CHECK(t.cluster_blocks <= 8);
-  if (tuning.row_registers) {  // registers of raw row data (backward: dy and x)
-    const int piece_registers = std::max(1, t.vec * size / 4) * (backward ? 2 : 1);
+  // Registers of raw row data (backward: dy and x; row pairs: both rows).
+  if (tuning.row_registers) {
+    const int piece_registers = std::max(1, t.vec * size / 4) * (backward ? 2 : 1) * t.row_set;
     CHECK(t.pieces_per_thread * piece_registers <= std::max(tuning.row_registers, piece_registers));
   } else {
-    CHECK(t.pieces_per_thread * t.vec <= (backward ? 16 : 32));  // elements a thread holds (64 registers)
+    CHECK(t.pieces_per_thread * t.vec * t.row_set <= (backward ? 16 : 32));  // elements a thread holds (64 registers)
   }
   CHECK(t.threads == t.row_threads * t.rows_per_block);
   CHECK(t.threads % 32 == 0);
   CHECK(t.threads <= 1024);
   CHECK(t.shared_bytes <= 160 * 1024 + 1024);
-  const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations, units = rows / t.row_bundle;
+  const std::int64_t rows_per_block = std::int64_t(t.rows_per_block) * t.row_iterations * t.row_set;
+  const std::int64_t units = rows / t.row_bundle;
   const std::int64_t row_blocks = t.blocks / t.cluster_blocks;
   CHECK(row_blocks * rows_per_block >= units);
   CHECK((row_blocks - 1) * rows_per_block < units);  // no block without rows

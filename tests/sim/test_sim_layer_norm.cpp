@@ -36,7 +36,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int H, bool W, bool B, long long ROWS, int V, int R, int NV, int CH, int RPB, int THREADS, int ITER,
-          int CB = 1, bool PF = false, bool RS = false, int BUNDLE = 1, bool HW = false>
+          int CB = 1, bool PF = false, bool RS = false, int BUNDLE = 1, bool HW = false, int SET = 1>
 struct LnCfg {
   using T = T_;
   static constexpr i64 kRows = ROWS;
@@ -48,6 +48,7 @@ struct LnCfg {
   static constexpr bool kPrefetch = PF, kRegisterSums = RS;
   static constexpr int kRowBundle = BUNDLE;
   static constexpr bool kHoldWeights = HW;
+  static constexpr int kRowSet = SET;
 };
 
 // The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
@@ -60,7 +61,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
     using S = ln::Shape<Cfg>;
     LayerNormTiling t;
     t.threads = Cfg::kThreads;
-    const i64 groups = (S::kUnits + Cfg::kRowsPerBlock - 1) / Cfg::kRowsPerBlock;
+    const i64 groups = (S::kUnits + Cfg::kRowsPerBlock * Cfg::kRowSet - 1) / (Cfg::kRowsPerBlock * Cfg::kRowSet);
     t.blocks = (groups + Cfg::kRowIterations - 1) / Cfg::kRowIterations * Cfg::kClusterBlocks;
     const int sums = backward ? int(Cfg::kWeight) + int(Cfg::kBias) : 0;
     t.shared_bytes = 4 * (S::kScratch + (Cfg::kChunks == 1 ? Cfg::kRowsPerBlock * S::HS * sums : 0));
@@ -79,6 +80,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
   REQUIRE(t.register_sums == Cfg::kRegisterSums);
   REQUIRE(t.row_bundle == Cfg::kRowBundle);
   REQUIRE(t.hold_weights == Cfg::kHoldWeights);
+  REQUIRE(t.row_set == Cfg::kRowSet);
   return t;
 }
 
@@ -298,6 +300,20 @@ TEST_CASE("sim: layer_norm, two 16-bit rows of H ≡ 4 (mod 8) as one unit of 16
 TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "[sim]") {
   // float32 H = 65536: four slices of 16384; the emulator runs the path without clusters.
   run_forward<LnCfg<float, 65536, true, true, 3, 4, 512, 8, 1, 1, 512, 1, 4>>();
+}
+
+TEST_CASE("sim: layer_norm forward, two rows a thread group at once (row pairs)", "[sim]") {
+  // The generator's layouts with BANDJIT_ROW_PAIRS=1 (half the registers a row): an odd row
+  // count leaves the last pair's second row absent; 16-bit H = 4096 in 256-thread groups; a
+  // float32 H = 65536 row over a cluster of 8 (the emulator's path without clusters).
+  Tuning pairs;
+  pairs.row_pairs = 2;
+  run_forward<LnCfg<float, 100, true, true, 7, 4, 8, 4, 1, 32, 256, 1, 1, false, false, 1, false, 2>>(true, pairs);
+  run_forward<LnCfg<__half, 4096, true, true, 5, 8, 256, 2, 1, 1, 256, 1, 1, false, false, 1, false, 2>>(true, pairs);
+  run_forward<LnCfg<__half, 24, false, true, 9, 8, 1, 3, 1, 256, 256, 1, 1, false, false, 1, false, 2>>(false);
+  run_forward<LnCfg<float, 65536, true, true, 3, 4, 512, 4, 1, 1, 512, 1, 8, false, false, 1, false, 2>>(true, pairs);
+  // H = 100 16-bit with an even row count takes two-row units, not pairs.
+  run_forward<LnCfg<__half, 100, true, true, 66, 8, 8, 4, 1, 32, 256, 1, 1, false, false, 2>>(true, pairs);
 }
 
 TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]") {
