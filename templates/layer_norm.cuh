@@ -280,6 +280,9 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     bool live[M];
 #pragma unroll
     for (int m = 0; m < M; ++m) unit[m] = set_of(it) * M + m, live[m] = unit[m] < S::kUnits;
+    // With whole sets every member of a live set is live: no predicate on the second row's
+    // stores (predicated, they cost 35 spilled registers at 16-bit H = 65536, cluster of 4).
+    const bool whole_sets = S::kUnits % M == 0;
     const bool active = live[0];  // the set's first unit: a later one is live only if it is
     auto load = [&](int k) {
 #pragma unroll
@@ -405,13 +408,13 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
         }
 #pragma unroll
         for (int m = 0; m < M; ++m)
-          if (live[m]) *reinterpret_cast<Raw*>(y + unit[m] * S::W + rank * HS + p * V) = raw[m][e];
+          if (whole_sets || live[m]) *reinterpret_cast<Raw*>(y + unit[m] * S::W + rank * HS + p * V) = raw[m][e];
       });
       if (lr == 0 && rank == 0) {
         mean_out[S::B * unit[0]] = mean.x, rstd_out[S::B * unit[0]] = rstd.x;
         if constexpr (S::B == 2) mean_out[2 * unit[0] + 1] = mean.y, rstd_out[2 * unit[0] + 1] = rstd.y;
         if constexpr (M == 2)
-          if (live[1]) mean_out[unit[1]] = mean.y, rstd_out[unit[1]] = rstd.y;
+          if (whole_sets || live[1]) mean_out[unit[1]] = mean.y, rstd_out[unit[1]] = rstd.y;
       }
     }
     if constexpr (PF) {

@@ -304,11 +304,12 @@ TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "
 
 TEST_CASE("sim: layer_norm forward, two rows a thread group at once (row pairs)", "[sim]") {
   // The generator's layouts with BANDJIT_ROW_PAIRS=1 (half the registers a row): an odd row
-  // count leaves the last pair's second row absent; 16-bit H = 4096 in 256-thread groups; a
+  // count leaves the last pair's second row absent (an even one stores it unguarded); 16-bit H = 4096 in 256-thread groups; a
   // float32 H = 65536 row over a cluster of 8 (the emulator's path without clusters).
   Tuning pairs;
   pairs.row_pairs = 2;
   run_forward<LnCfg<float, 100, true, true, 7, 4, 8, 4, 1, 32, 256, 1, 1, false, false, 1, false, 2>>(true, pairs);
+  run_forward<LnCfg<float, 100, true, true, 130, 4, 8, 4, 1, 32, 256, 1, 1, false, false, 1, false, 2>>(true, pairs);
   run_forward<LnCfg<__half, 4096, true, true, 5, 8, 256, 2, 1, 1, 256, 1, 1, false, false, 1, false, 2>>(true, pairs);
   run_forward<LnCfg<__half, 24, false, true, 9, 8, 1, 3, 1, 256, 256, 1, 1, false, false, 1, false, 2>>(false);
   run_forward<LnCfg<float, 65536, true, true, 3, 4, 512, 4, 1, 1, 512, 1, 8, false, false, 1, false, 2>>(true, pairs);
