@@ -117,10 +117,10 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
     alone.row_pairs = 1;
     return row_tiling(rows, hidden, dtype, backward, weight, bias, alone);
   }
-  // Never in the backward's clusters: a cluster's rows prefetched measured slower (H = 65536
-  // float16 backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/
-  // sweep-ln); never with row pairs (they hold two rows already).
-  t.prefetch = one_chunk && (t.cluster_blocks == 1 || !backward) && rows_at_once == 1 && on(tuning.row_prefetch, false);
+  // Never with clusters: a cluster's rows prefetched measured slower (H = 65536 float16
+  // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln);
+  // never with row pairs (they hold two rows already).
+  t.prefetch = one_chunk && t.cluster_blocks == 1 && rows_at_once == 1 && on(tuning.row_prefetch, false);
   // Column sums in registers by default where they take ≤ 16 floats a thread: float32 rows,
   // and 16-bit rows of ≤ 8 pieces, in blocks of ≤ 512 threads and no cluster (longer 16-bit
   // rows, and 1024-thread blocks at 64 registers, then spill on sm_80 and sm_90).

@@ -102,7 +102,7 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
     CHECK((!backward && t.chunks == 1 && !t.prefetch && t.row_bundle == 1 && tuning.row_pairs == 2));
   else
     CHECK(t.row_set == 1);
-  if (t.prefetch) CHECK((t.chunks == 1 && (t.cluster_blocks == 1 || !backward) && tuning.row_prefetch == 2));
+  if (t.prefetch) CHECK((t.chunks == 1 && t.cluster_blocks == 1 && tuning.row_prefetch == 2));
   if (t.register_sums) CHECK((backward && t.chunks == 1 && (weight || bias)));
   if (t.hold_weights)
     CHECK((backward && weight && t.chunks == 1 && t.cluster_blocks == 1 && t.row_bundle == 1 && tuning.row_hold_weights == 2));
