@@ -118,8 +118,9 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
     return row_tiling(rows, hidden, dtype, backward, weight, bias, alone);
   }
   // Never with clusters: a cluster's rows prefetched measured slower (H = 65536 float16
-  // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln);
-  // never with row pairs (they hold two rows already).
+  // backward in 512-thread blocks: 46 → 35 %, bench/results/2026-12-01-issue-7/final/sweep-ln;
+  // the forward 65 → 55 % at best, 2026-12-03-layer-norm-row-pairs); never with row pairs
+  // (they hold two rows already).
   t.prefetch = one_chunk && t.cluster_blocks == 1 && rows_at_once == 1 && on(tuning.row_prefetch, false);
   // Column sums in registers by default where they take ≤ 16 floats a thread: float32 rows,
   // and 16-bit rows of ≤ 8 pieces, in blocks of ≤ 512 threads and no cluster (longer 16-bit
@@ -336,6 +337,11 @@ int pieces_of(const json& p) {
 // spread so a thread holds ≤ 32 bytes (H = 32 float16: 70 → 88 %), and 16-bit rows of 640
 // pieces or more (H ≥ 5120) with 32 registers of row data in 256-thread blocks (H = 5120:
 // 78 → 86 %, 16384: 75 → 81 %, 65536: 49 → 65 %). Prefetching measured no gain.
+// Row pairs (two rows a thread at once, each weight and bias read once for both) for 16-bit
+// rows of 128 … 2048 pieces, those over 1024 in 512-thread blocks so that a pair needs no
+// cluster (bench/results/2026-12-03-layer-norm-row-pairs, two rounds: H = 1024 87 → 90 %,
+// 2048 87 → 90 %, 4096 86.5 → 90 %, 5120 85.6 → 89 %, 16384 81.5 → 83–84 %); shorter rows
+// lost (H = 32 88.5 → 85 %, 768 86 → 83 %), float32 rows lost, and H = 65536 did not move.
 Tuning forward_defaults(const json& p, const Tuning& tuning) {
   if (any_row_knob(tuning)) return tuning;
   Tuning t = tuning;
@@ -344,6 +350,10 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
   if (size == 4 && hidden <= 8192) t.row_block_threads = 256;
   if (pieces <= 8) t.row_pieces = std::max(1, 32 / (vec * size));
   if (size == 2 && pieces >= 640) t.row_registers = 32, t.row_block_threads = 256;
+  if (!tuning.row_pairs && size == 2 && pieces >= 128 && pieces <= 2048) {
+    t.row_pairs = 2;
+    if (pieces > 1024) t.row_registers = 32, t.row_block_threads = 512;
+  }
   return t;
 }
 

@@ -247,6 +247,18 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   // Forward: 16-bit rows of ≥ 640 pieces with 32 registers in 256-thread blocks.
   CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kThreads = 256"));
   CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kPrefetch = false"));
+  // Row pairs for 16-bit rows of 128 … 2048 pieces (H = 1024 … 16384), H = 16384 in one
+  // 512-thread block; not for shorter rows, float32 or H = 65536.
+  CHECK(has(source("layer_norm", 13107, 5120, "float16"), "kRowSet = 2"));
+  CHECK(has(source("layer_norm", 65536, 1024, "bfloat16"), "kRowSet = 2"));
+  const std::string pairs_16384 = source("layer_norm", 4096, 16384, "float16");
+  CHECK(has(pairs_16384, "kRowSet = 2"));
+  CHECK(has(pairs_16384, "kThreads = 512"));
+  CHECK(has(pairs_16384, "kClusterBlocks = 1"));
+  CHECK(has(source("layer_norm", 87381, 768, "float16"), "kRowSet = 1"));
+  CHECK(has(source("layer_norm", 16384, 4096, "float32"), "kRowSet = 1"));
+  CHECK(has(source("layer_norm", 1024, 65536, "float16"), "kRowSet = 1"));
+  CHECK(has(source("layer_norm_backward", 16384, 4096, "float16"), "kRowSet = 1"));
   // 16-bit H = 100 forward: an even number of rows moves as two-row units in 16-byte pieces,
   // laid out as float32 H = 100 is; an odd number, and the backward, keep 8-byte pieces.
   for (const char* dtype : {"float16", "bfloat16"}) {
