@@ -19,6 +19,17 @@ inline constexpr bool kClusters = true;
 // memory writes before the peers' acquire.
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
+// Without release: nothing written before it is ordered for the peers (ptxas compiles the
+// release to MEMBAR.ALL.GPU, which also waits for every global store to be acknowledged).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+// Release of this block's own shared-memory writes only, then a relaxed arrive: what a
+// reduction through peers' shared slots needs (MEMBAR.ALL.CTA instead of MEMBAR.ALL.GPU).
+__device__ __forceinline__ void cluster_arrive_shared_release() {
+  asm volatile("fence.release.sync_restrict::shared::cta.cluster;\n" ::: "memory");
+  cluster_arrive_relaxed();
+}
 
 // The float at `local` (this block's shared memory) in the block of cluster rank `rank`.
 __device__ __forceinline__ float cluster_load(const float* local, int rank) {

@@ -158,7 +158,10 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* slots, int parity
   if constexpr (CB > 1) {
     float* mine = slots + 2 * parity;
     if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
-    cluster_arrive();
+    // Only the slot writes need ordering before the peers' reads. A peer's reads of a slot
+    // have returned before it can arrive at the barrier after which the slot is written
+    // again: their values feed that peer's later work, issued in order.
+    cluster_arrive_shared_release();
     cluster_wait();
     v = make_float2(0.f, 0.f);
 #pragma unroll
@@ -168,11 +171,13 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* slots, int parity
   return v;
 }
 
-// No block of a cluster may exit while another can still read its slots.
+// No block of a cluster may exit while another can still read its slots. A relaxed arrive
+// suffices: a peer's reads of our slots have returned before it arrives (their values feed
+// its row's stores, which it issued earlier, in order), and nothing else need be visible.
 template <int CB>
 __device__ __forceinline__ void cluster_finish() {
 #if defined(BANDJIT_CLUSTERS)
-  if constexpr (CB > 1) cluster_arrive(), cluster_wait();
+  if constexpr (CB > 1) cluster_arrive_relaxed(), cluster_wait();
 #endif
 }
 
