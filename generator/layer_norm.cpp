@@ -340,8 +340,11 @@ int pieces_of(const json& p) {
 // Row pairs (two rows a thread at once, each weight and bias read once for both) for 16-bit
 // rows of 128 … 2048 pieces, those over 1024 in 512-thread blocks so that a pair needs no
 // cluster (bench/results/2026-12-03-layer-norm-row-pairs, two rounds: H = 1024 87 → 90 %,
-// 2048 87 → 90 %, 4096 86.5 → 90 %, 5120 85.6 → 89 %, 16384 81.5 → 83–84 %); shorter rows
-// lost (H = 32 88.5 → 85 %, 768 86 → 83 %), float32 rows lost, and H = 65536 did not move.
+// 2048 87 → 90 %, 4096 86.5 → 90 %, 5120 85.6 → 89 %, 16384 82 → 83 % float16, 81 → 84 %
+// bfloat16); shorter rows lost (H = 32 88.5 → 85 %, 768 86 → 83 %), float32 rows lost, and
+// H = 65536 did not move. Rows of ≥ 1024 pieces only for an even row count: with an odd
+// one the second row's stores are predicated and the kernels of H = 8192 and 16384 spill
+// ~200 bytes (a review's H200 run: H = 16384, 4097 rows, 81 → 48 %); shorter ones do not.
 Tuning forward_defaults(const json& p, const Tuning& tuning) {
   if (any_row_knob(tuning)) return tuning;
   Tuning t = tuning;
@@ -350,7 +353,8 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
   if (size == 4 && hidden <= 8192) t.row_block_threads = 256;
   if (pieces <= 8) t.row_pieces = std::max(1, 32 / (vec * size));
   if (size == 2 && pieces >= 640) t.row_registers = 32, t.row_block_threads = 256;
-  if (!tuning.row_pairs && size == 2 && pieces >= 128 && pieces <= 2048) {
+  const bool even = p.at("rows").get<std::int64_t>() % 2 == 0;
+  if (!tuning.row_pairs && size == 2 && pieces >= 128 && pieces <= 2048 && (even || pieces < 1024)) {
     t.row_pairs = 2;
     if (pieces > 1024) t.row_registers = 32, t.row_block_threads = 512;
   }
@@ -398,7 +402,9 @@ LayerNormTiling tiling_of(const json& p, bool backward, const Tuning& tuning) {
   if (layer_norm_wants_units(rows, hidden, dtype_of(p), backward, tuning)) {
     json unit = p;
     unit["rows"] = rows / 2, unit["hidden"] = 2 * hidden;
-    t = tiling(unit, tuning);
+    Tuning unit_tuning = tuning;
+    if (!unit_tuning.row_pairs) unit_tuning.row_pairs = 1;  // units take no pairs, nor their layout
+    t = tiling(unit, unit_tuning);
     units = t.row_bundle == 2;
   }
   if (!units) {

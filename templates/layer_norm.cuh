@@ -152,28 +152,34 @@ __device__ __forceinline__ float2 group_sum(float2 v, float* scratch) {
 // reduction suffices: a block writes a slot again only after the next barrier, which every
 // block reaches only after reading this round's slots. Without clusters (sm_80, the
 // emulator) the caller has summed the whole row itself and v is returned unchanged.
+// The barrier's arrive orders only the block's shared-memory writes (the slot) for its
+// peers: a release of everything compiles to MEMBAR.ALL.GPU, which took 15 points at
+// H = 65536. That the peers' reads of a slot are done before any later arrive (reuse of the
+// slot, exit) comes instead from each warp storing their sum to its `scratch` word: a store
+// issues only once its operand, hence the warp's loads, has arrived, and the later arrives
+// follow it in program order.
 template <int CB>
-__device__ __forceinline__ float2 cluster_sum(float2 v, float* slots, int parity) {
+__device__ __forceinline__ float2 cluster_sum(float2 v, float* scratch, float* slots, int parity) {
 #if defined(BANDJIT_CLUSTERS)
   if constexpr (CB > 1) {
     float* mine = slots + 2 * parity;
     if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
-    // Only the slot writes need ordering before the peers' reads. A peer's reads of a slot
-    // have returned before it can arrive at the barrier after which the slot is written
-    // again: their values feed that peer's later work, issued in order.
     cluster_arrive_shared_release();
     cluster_wait();
     v = make_float2(0.f, 0.f);
 #pragma unroll
     for (int r = 0; r < CB; ++r) v.x += cluster_load(mine, r), v.y += cluster_load(mine + 1, r);
+    if ((threadIdx.x & 31) == 0) scratch[2 * (threadIdx.x >> 5)] = v.x + v.y;
   }
+#else
+  (void)scratch;
 #endif
   return v;
 }
 
 // No block of a cluster may exit while another can still read its slots. A relaxed arrive
-// suffices: a peer's reads of our slots have returned before it arrives (their values feed
-// its row's stores, which it issued earlier, in order), and nothing else need be visible.
+// suffices: a peer's reads of our slots have returned before it arrives (cluster_sum's
+// scratch store), and nothing else need be visible to the peers.
 template <int CB>
 __device__ __forceinline__ void cluster_finish() {
 #if defined(BANDJIT_CLUSTERS)
@@ -351,7 +357,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
-    const float2 total = ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem + S::kSlots, 0);
+    const float2 total = ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem, smem + S::kSlots, 0);
     const float2 mean = make_float2(total.x / float(H), total.y / float(H));
 
     float2 sq = make_float2(0.f, 0.f);
@@ -381,7 +387,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
-    const float2 var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem + S::kSlots, 1);
+    const float2 var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem, smem + S::kSlots, 1);
     const float2 rstd = make_float2(rsqrtf(var.x / float(H) + Cfg::kEpsilon),
                                     S::B == 2 || M == 2 ? rsqrtf(var.y / float(H) + Cfg::kEpsilon) : 0.f);
 
@@ -567,7 +573,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       for (int e = 0; e < NV; ++e) opaque(rdy[e]), opaque(rx[e]);
     }
     const float2 s =
-        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg.x, sgx.x), smem), smem + S::kSlots, it & 1);
+        ln::cluster_sum<CB>(ln::group_sum<R>(make_float2(sg.x, sgx.x), smem), smem, smem + S::kSlots, it & 1);
     // The second row's sums (two-row units: no cluster); .x of the pairs below is the first row.
     const float2 s2 = S::B == 2 ? ln::group_sum<R>(make_float2(sg.y, sgx.y), smem) : make_float2(0.f, 0.f);
     const float2 mean_g = make_float2(s.x / float(H), s2.x / float(H));

@@ -158,7 +158,7 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
       }
     }
 #endif
-    const float2 total = ln::cluster_sum<CB>(ln::group_sum<TH>(sums, smem), smem + S::kSlots, it & 1);
+    const float2 total = ln::cluster_sum<CB>(ln::group_sum<TH>(sums, smem), smem, smem + S::kSlots, it & 1);
     // Every thread has passed this row's barriers, so stage (it − 1) % ST is read: refill it.
     // A one-warp block's reduction is shuffles only, which order no memory: its lanes meet at
     // __syncwarp first. The proxy fence orders the generic reads before the async-proxy copy.

@@ -114,11 +114,13 @@ __device__ __forceinline__ RowStats block_row_stats(RowStats v, RowStats* scratc
 #if defined(BANDJIT_CLUSTERS)
 // The block's reduced value combined over the CL blocks of the cluster, in rank order (every
 // block gets the same bits). Leaves the cluster barrier armed: the caller must call
-// cluster_wait() before exiting, so no block leaves while a peer still reads its slot.
+// cluster_wait() before exiting, so no block leaves while a peer still reads its slot. The
+// first arrive orders only the slot write (a full release is MEMBAR.ALL.GPU); the second
+// keeps its release, which also waits for this block's reads of the peers' slots.
 template <int CL, class Op>
 __device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
   if (threadIdx.x == 0) *slot = v;
-  cluster_arrive();
+  cluster_arrive_shared_release();
   cluster_wait();
   float r = cluster_load(slot, 0);
 #pragma unroll
@@ -129,7 +131,7 @@ __device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
 template <int CL>
 __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
   if (threadIdx.x == 0) *slot = v;
-  cluster_arrive();
+  cluster_arrive_shared_release();
   cluster_wait();
   // The blocks' maximum, then their sums rescaled to it in rank order: independent exp2s,
   // not a chain of combine()s; the slots are read twice rather than held (CL pairs in

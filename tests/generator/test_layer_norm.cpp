@@ -259,6 +259,12 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   CHECK(has(source("layer_norm", 16384, 4096, "float32"), "kRowSet = 1"));
   CHECK(has(source("layer_norm", 1024, 65536, "float16"), "kRowSet = 1"));
   CHECK(has(source("layer_norm_backward", 16384, 4096, "float16"), "kRowSet = 1"));
+  // Only for an even row count (an odd one's predicated stores spill at H = 16384), and
+  // two-row units (16-bit H ≡ 4 mod 8, even rows) keep their own layout: 256-thread blocks.
+  CHECK(has(source("layer_norm", 4097, 16384, "float16"), "kRowSet = 1"));
+  CHECK(has(source("layer_norm", 4097, 16384, "float16"), "kThreads = 256"));
+  CHECK(has(source("layer_norm", 16368, 4100, "float16"), "kRowBundle = 2"));
+  CHECK(has(source("layer_norm", 16368, 4100, "float16"), "kThreads = 256"));
   // 16-bit H = 100 forward: an even number of rows moves as two-row units in 16-byte pieces,
   // laid out as float32 H = 100 is; an odd number, and the backward, keep 8-byte pieces.
   for (const char* dtype : {"float16", "bfloat16"}) {
