@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 2 on the H200 (carry build/bandjit, commit 12a204f + this script): row pairs on every
+# Call 2 on the H200 (carry build/bandjit, commit 251c01a): row pairs on every
 # 16-bit layer_norm row of issue 7 below H = 65536, two rounds of each setting, and `check`
 # of that file under the two pairs layouts; H = 65536 forward with prefetch in clusters
 # (rows in turn; commit 12a204f + the generator allowing it), and its `check`.
