@@ -153,7 +153,7 @@ __device__ __forceinline__ float2 group_sum(float2 v, float* scratch) {
 // block reaches only after reading this round's slots. Without clusters (sm_80, the
 // emulator) the caller has summed the whole row itself and v is returned unchanged.
 // The barrier's arrive orders only the block's shared-memory writes (the slot) for its
-// peers: a release of everything compiles to MEMBAR.ALL.GPU, which took 15 points at
+// peers: a release of everything compiles to MEMBAR.ALL.GPU, which cost up to 12 points at
 // H = 65536. That the peers' reads of a slot are done before any later arrive (reuse of the
 // slot, exit) comes instead from each warp storing their sum to its `scratch` word: a store
 // issues only once its operand, hence the warp's loads, has arrived, and the later arrives
@@ -252,10 +252,10 @@ __device__ __forceinline__ void for_each_piece(int lr, Load& load, F&& f) {
 // holds one slice of the row (as in the backward). A set is kRowSet = M consecutive units
 // (M = 2: one row a unit, in registers): a thread holds the same columns of both rows, sums
 // them in the .x and .y of one reduction, and reads each weight and bias once for both
-// (at H = 65536 a block otherwise re-reads its weight and bias slices from the L2 every row,
-// twice the row's own bytes at 16 bits). With kPrefetch (kChunks = 1, M = 1) a thread loads
-// its pieces of the next row before reducing this one, so the SM's loads stay in flight
-// across the reductions' barriers (the grid is then a few waves of resident blocks).
+// (16-bit rows of H = 1024 … 16384: +1 … +4 points; docs/layer_norm.md). With kPrefetch
+// (kChunks = 1, M = 1) a thread loads its pieces of the next row before reducing this one,
+// so the SM's loads stay in flight across the reductions' barriers (the grid is then a few
+// waves of resident blocks).
 template <class Cfg>
 __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __restrict__ x,
                                                    const float* __restrict__ weight, const float* __restrict__ bias,
