@@ -19,16 +19,24 @@ inline constexpr bool kClusters = true;
 // memory writes before the peers' acquire.
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
-// Without release: nothing written before it is ordered for the peers (ptxas compiles the
-// release to MEMBAR.ALL.GPU, which also waits for every global store to be acknowledged).
+// Without release: nothing read or written before it is ordered for the peers (ptxas
+// compiles the release to MEMBAR.ALL.GPU, which also waits for every global store to be
+// acknowledged). The "memory" clobber keeps NVVM from moving memory accesses across it.
 __device__ __forceinline__ void cluster_arrive_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 }
-// Release of this block's own shared-memory writes only, then a relaxed arrive: what a
-// reduction through peers' shared slots needs (MEMBAR.ALL.CTA instead of MEMBAR.ALL.GPU).
+// A release of this block's own shared-memory accesses only (.shared::cta: a slot it wrote
+// for the peers, a scratch word), then a relaxed arrive: MEMBAR.ALL.CTA instead of
+// MEMBAR.ALL.GPU. It does not order this block's reads of the peers' shared memory
+// (.shared::cluster); callers that need those done first make a shared::cta store depend on
+// them. The restricted fence needs PTX ISA 8.6 (CUDA 12.8); older NVRTCs get the full release.
 __device__ __forceinline__ void cluster_arrive_shared_release() {
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
   asm volatile("fence.release.sync_restrict::shared::cta.cluster;\n" ::: "memory");
   cluster_arrive_relaxed();
+#else
+  cluster_arrive();
+#endif
 }
 
 // The float at `local` (this block's shared memory) in the block of cluster rank `rank`.

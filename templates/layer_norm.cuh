@@ -152,12 +152,14 @@ __device__ __forceinline__ float2 group_sum(float2 v, float* scratch) {
 // reduction suffices: a block writes a slot again only after the next barrier, which every
 // block reaches only after reading this round's slots. Without clusters (sm_80, the
 // emulator) the caller has summed the whole row itself and v is returned unchanged.
-// The barrier's arrive orders only the block's shared-memory writes (the slot) for its
-// peers: a release of everything compiles to MEMBAR.ALL.GPU, which cost up to 12 points at
-// H = 65536. That the peers' reads of a slot are done before any later arrive (reuse of the
-// slot, exit) comes instead from each warp storing their sum to its `scratch` word: a store
-// issues only once its operand, hence the warp's loads, has arrived, and the later arrives
-// follow it in program order.
+// The barrier's arrive releases only the block's own shared-memory accesses (the slot
+// write) for its peers: a release of everything compiles to MEMBAR.ALL.GPU, which cost up to
+// 12 points at H = 65536. That a warp's reads of the peers' slots are done before any later
+// arrive (a peer reuses its slot two reductions later, or exits) comes instead from the
+// warp storing their sum to its `scratch` word: that store cannot be performed before the
+// loads it is computed from have returned, and every later arrive follows a release fence
+// that orders the store before it. (This rests on that causality, not on a PTX rule for
+// .shared::cluster reads; bench/results/2026-12-03-layer-norm-row-pairs, call 6.)
 template <int CB>
 __device__ __forceinline__ float2 cluster_sum(float2 v, float* scratch, float* slots, int parity) {
 #if defined(BANDJIT_CLUSTERS)
@@ -177,13 +179,13 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* scratch, float* s
   return v;
 }
 
-// No block of a cluster may exit while another can still read its slots. A relaxed arrive
-// suffices: a peer's reads of our slots have returned before it arrives (cluster_sum's
-// scratch store), and nothing else need be visible to the peers.
+// No block of a cluster may exit while another can still read its slots: a peer's reads of
+// ours have returned before it arrives (cluster_sum's scratch store, ordered before the
+// arrive by the fence), and nothing else need be visible to the peers.
 template <int CB>
 __device__ __forceinline__ void cluster_finish() {
 #if defined(BANDJIT_CLUSTERS)
-  if constexpr (CB > 1) cluster_arrive_relaxed(), cluster_wait();
+  if constexpr (CB > 1) cluster_arrive_shared_release(), cluster_wait();
 #endif
 }
 
