@@ -189,7 +189,7 @@ void check_layer_norm_params(const json& p, const std::string& where) {
   const std::int64_t rows = p.at("rows").get<std::int64_t>();
   const int hidden = p.at("hidden").get<int>();
   const auto t = layer_norm_tiling(rows, hidden, dtype_of(p), false, p.at("weight").get<bool>(), p.at("bias").get<bool>());
-  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block * t.row_bundle * t.row_set;
+  const std::int64_t most = std::int64_t(2147483647) / t.cluster_blocks * t.rows_per_block * t.row_bundle;
   if (rows > most)
     bad_params("layer_norm", where, "rows", std::to_string(rows),
                fmt::format("1 … {} for hidden {} ({} blocks a row)", most, hidden, t.cluster_blocks));
