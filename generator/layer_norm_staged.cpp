@@ -9,8 +9,10 @@ namespace bandjit {
 namespace {
 
 constexpr int kMostStages = 4;
-constexpr int kMostThreads = 512;  // weights and column sums in registers: ≤ 128 a thread
-constexpr int kMostElements = 32;  // per thread: 32 weights + 64 column sums
+constexpr int kMostHeldStages = 6;  // held rows refill sooner, so more stages stay in flight
+constexpr int kMostThreads = 512;   // weights and column sums in registers: ≤ 128 a thread
+constexpr int kMostElements = 32;   // per thread: 32 weights + 64 column sums
+constexpr int kMostHeldElements = 16;  // … and with held rows 16 of each, + 16 of dy and x
 
 std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -30,21 +32,27 @@ bool layer_norm_staged_default(int hidden, DType dtype) {
   return element_size(dtype) == 2 && hidden >= 5120;
 }
 
-LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning) {
+LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning,
+                                               bool backward) {
   LayerNormStagedTiling t;
   const int size = static_cast<int>(element_size(dtype));
-  const bool wanted =
-      tuning.row_staged ? tuning.row_staged == 2 : !any_row_knob(tuning) && layer_norm_staged_default(hidden, dtype);
+  const bool by_default = backward && !any_row_knob(tuning) && layer_norm_staged_default(hidden, dtype);
+  const bool wanted = tuning.row_staged ? tuning.row_staged == 2 : by_default;
   if (!wanted || (std::int64_t(hidden) * size) % 16 != 0) return t;
   t.vec = 16 / size;
+  // The forward holds its pieces always (its weights and bias take what the backward's column
+  // sums do); a stage holds x alone.
+  t.held_rows = !backward || tuning.row_held_rows == 2;
+  const int most_elements = backward && t.held_rows ? kMostHeldElements : kMostElements;
+  const std::uint32_t tensors = backward ? 2 : 1;
   for (int cb = 1; cb <= 8; cb *= 2) {
     if (hidden % (cb * t.vec) != 0) break;
     const int pieces = hidden / cb / t.vec;
-    const std::uint32_t slice = static_cast<std::uint32_t>(hidden / cb * size);
+    const std::uint32_t slice = static_cast<std::uint32_t>(hidden / cb * size) * tensors;  // a stage's bytes
     // The fewest pieces a thread holds with at most kMostThreads (or the knob's) threads,
     // whole warps and every thread the same number of pieces.
     int threads = 0, per_thread = 0;
-    for (int nv = 1; nv * t.vec <= kMostElements; ++nv) {
+    for (int nv = 1; nv * t.vec <= most_elements; ++nv) {
       if (pieces % nv != 0) continue;
       const int th = pieces / nv;
       const int most = tuning.row_block_threads ? std::min(kMostThreads, tuning.row_block_threads) : kMostThreads;
@@ -53,12 +61,15 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
       break;
     }
     if (!threads) continue;
-    int stages = kMostStages;
-    while (stages >= 2 && stage_offset(threads, stages) + stages * 2 * slice > kMaxSharedBytes) --stages;
-    if (stages < 2) continue;
+    // As many stages as fit up to the most (Tuning::row_stages: exactly that many).
+    auto fits = [&](int st) { return stage_offset(threads, st) + st * slice <= kMaxSharedBytes; };
+    int stages = tuning.row_stages ? tuning.row_stages : t.held_rows ? kMostHeldStages : kMostStages;
+    if (!tuning.row_stages)
+      while (stages >= 2 && !fits(stages)) --stages;
+    if (stages < 2 || !fits(stages)) continue;
     t.staged = true;
     t.cluster_blocks = cb, t.threads = threads, t.pieces_per_thread = per_thread, t.stages = stages;
-    t.shared_bytes = stage_offset(threads, stages) + static_cast<std::uint32_t>(stages) * 2 * slice;
+    t.shared_bytes = stage_offset(threads, stages) + static_cast<std::uint32_t>(stages) * slice;
     break;
   }
   if (!t.staged) return t;
