@@ -246,7 +246,7 @@ std::string staged_cfg_text(const json& p, const LayerNormStagedTiling& t) {
       "  static constexpr float kEpsilon = {eps};\n"
       "  static constexpr int kVec = {vec}, kThreads = {threads}, kPiecesPerThread = {nv};\n"
       "  static constexpr int kClusterBlocks = {cb}, kStages = {stages}, kRowIterations = {iter};\n"
-      "  static constexpr bool kHeldRows = {held};\n"
+      "  static constexpr bool kHeldRows = {held}, kOverlap = {overlap};\n"
       "  static constexpr unsigned kSharedBytes = {smem};\n"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
@@ -254,6 +254,7 @@ std::string staged_cfg_text(const json& p, const LayerNormStagedTiling& t) {
       fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("eps", float_literal(p.at("epsilon").get<double>())),
       fmt::arg("vec", t.vec), fmt::arg("threads", t.threads), fmt::arg("nv", t.pieces_per_thread), fmt::arg("cb", t.cluster_blocks), fmt::arg("stages", t.stages),
       fmt::arg("iter", t.row_iterations), fmt::arg("held", t.held_rows ? "true" : "false"),
+      fmt::arg("overlap", t.overlap ? "true" : "false"),
       fmt::arg("smem", t.shared_bytes));
 }
 
@@ -295,9 +296,7 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
     s.arch_specific_grid_xy[0] = static_cast<std::uint32_t>(staged.blocks);
     s.arch_specific_grid_xy[1] = 1;
     s.arch_specific_threads = static_cast<std::uint32_t>(staged.threads);
-    include = fmt::format("#include \"bandjit/{}.cuh\"\n\n", std::string(family) == "layer_norm"
-                                                                  ? "layer_norm_staged_forward"
-                                                                  : "layer_norm_staged");
+    include = "#include \"bandjit/layer_norm_overlapped.cuh\"\n\n";  // includes layer_norm_staged.cuh
     const std::string staged_cluster =
         staged.cluster_blocks == 1 ? "" : fmt::format("__cluster_dims__({}, 1, 1) ", staged.cluster_blocks);
     entry = "BANDJIT_LN_ENTRY";
@@ -459,7 +458,9 @@ Source generate_layer_norm_backward(const json& p, const Tuning& tuning) {
                       {"dweight", "float", w},
                       {"dbias", "float", b}},
                      "bandjit::layer_norm_backward<Cfg>" + args, staged,
-                     "bandjit::layer_norm_backward_staged<StagedCfg>" + args);
+                     std::string(staged.overlap ? "bandjit::layer_norm_backward_overlapped<StagedCfg>"
+                                                : "bandjit::layer_norm_backward_staged<StagedCfg>") +
+                         args);
 }
 
 const char* const kReference = "reference/layer_norm_reference.cpp (float64)";

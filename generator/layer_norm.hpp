@@ -36,8 +36,8 @@ struct LayerNormTiling {
 };
 
 /// The staged kernels for sm_90 (templates/layer_norm_staged.cuh, the backward;
-/// layer_norm_staged_forward.cuh): each block's slice of a row (dy and x, or x) arrives in
-/// shared memory by bulk copies, `stages` rows ahead.
+/// layer_norm_overlapped.cuh, the forward and the overlapped backward): each block's slice of
+/// a row (dy and x, or x) arrives in shared memory by bulk copies, `stages` rows ahead.
 struct LayerNormStagedTiling {
   bool staged = false;        ///< false: the register kernel everywhere
   int vec = 1;                ///< V: elements of a 16-byte piece
@@ -47,6 +47,8 @@ struct LayerNormStagedTiling {
   int stages = 0;             ///< rows in shared memory at once (2 … 8)
   bool held_rows = false;     ///< pieces copied to registers, the stage refilled after the reduction
                               ///< (the backward's option; the forward always holds them)
+  bool overlap = false;       ///< held rows, the next row's first pass before this row's cluster sum
+                              ///< (the backward's option; the forward always overlaps)
   int row_iterations = 0;     ///< rows each block (cluster) takes in turn
   std::int64_t blocks = 0;
   std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
@@ -68,7 +70,8 @@ bool layer_norm_staged_default(int hidden, DType dtype);
 /// The staged layout of the backward (or, `backward` false, the forward), or staged = false
 /// where it is off or no layout fits: rows of 16-byte multiples, split over the fewest
 /// cluster blocks (1, 2, 4, 8) whose slice has a layout of whole pieces a thread (≤ 32
-/// elements; ≤ 16 for the backward's held rows; ≤ 512 threads, Tuning::row_block_threads
+/// elements; fewer for held and overlapped rows and float32, layer_norm_staged.cpp's
+/// most_elements; ≤ 512 threads, Tuning::row_block_threads
 /// exactly where set, if ≤ 512) and two stages fit in 227 KiB (up to 4 stages, 6 with held
 /// rows or for the forward; Tuning::row_stages exactly). Grid: one wave of blocks (clusters),
 /// one an SM, as many as assumed_clusters_at_once (Tuning::row_waves: that many waves).

@@ -10,16 +10,26 @@ namespace {
 
 constexpr int kMostStages = 4;
 constexpr int kMostHeldStages = 6;  // held rows refill sooner, so more stages stay in flight
-constexpr int kMostThreads = 512;   // weights and column sums in registers: ≤ 128 a thread
-constexpr int kMostElements = 32;   // per thread: 32 weights + 64 column sums
-constexpr int kMostHeldElements = 16;  // … and with held rows 16 of each, + 16 of dy and x
+constexpr int kMostThreads = 512;   // ≤ 128 registers a thread
+
+// Most elements a thread takes a row, so that what it holds stays near 96 registers: the
+// backward's weights and two column sums (3 a column), with held rows also dy and x (16-bit:
+// 1 register a column), overlapped two rows of them; the forward's weight and bias, and two
+// rows of x.
+int most_elements(int size, bool backward, bool held, bool overlap) {
+  if (!backward) return size == 2 ? 32 : 16;
+  if (overlap) return size == 2 ? 16 : 8;
+  return held ? 16 : 32;
+}
+
 
 std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// templates/layer_norm_staged.cuh's StagedShape: scratch and cluster slots, barriers, stages.
-std::uint32_t stage_offset(int threads, int stages) {
-  const std::uint32_t barriers = layer_norm_scratch_bytes(threads);
-  return (barriers + 8 * static_cast<std::uint32_t>(stages) + 15) / 16 * 16;
+// templates/layer_norm_staged.cuh's StagedShape: scratch and cluster slots (overlapped: two
+// parities of partial sums and a sink word a warp), barriers, stages.
+std::uint32_t stage_offset(int threads, int stages, bool overlap) {
+  const std::uint32_t scratch = static_cast<std::uint32_t>((((overlap ? 5 : 2) * (threads / 32) + 3) / 4 * 4 + 4) * 4);
+  return (scratch + 8 * static_cast<std::uint32_t>(stages) + 15) / 16 * 16;
 }
 
 }  // namespace
@@ -40,10 +50,11 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
   const bool wanted = tuning.row_staged ? tuning.row_staged == 2 : by_default;
   if (!wanted || (std::int64_t(hidden) * size) % 16 != 0) return t;
   t.vec = 16 / size;
-  // The forward holds its pieces always (its weights and bias take what the backward's column
-  // sums do); a stage holds x alone.
-  t.held_rows = !backward || tuning.row_held_rows == 2;
-  const int most_elements = backward && t.held_rows ? kMostHeldElements : kMostElements;
+  // The forward always holds and overlaps its rows (templates/layer_norm_overlapped.cuh); a
+  // stage holds x alone.
+  t.overlap = !backward || tuning.row_overlap == 2;
+  t.held_rows = t.overlap || tuning.row_held_rows == 2;
+  const int most = most_elements(size, backward, t.held_rows, t.overlap);
   const std::uint32_t tensors = backward ? 2 : 1;
   for (int cb = 1; cb <= 8; cb *= 2) {
     if (hidden % (cb * t.vec) != 0) break;
@@ -52,24 +63,24 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
     // The fewest pieces a thread holds with at most kMostThreads (or the knob's) threads,
     // whole warps and every thread the same number of pieces.
     int threads = 0, per_thread = 0;
-    for (int nv = 1; nv * t.vec <= most_elements; ++nv) {
+    for (int nv = 1; nv * t.vec <= most; ++nv) {
       if (pieces % nv != 0) continue;
       const int th = pieces / nv;
-      const int most = tuning.row_block_threads ? std::min(kMostThreads, tuning.row_block_threads) : kMostThreads;
-      if (th % 32 != 0 || th > most || (tuning.row_block_threads && th != tuning.row_block_threads)) continue;
+      const int most_threads = tuning.row_block_threads ? std::min(kMostThreads, tuning.row_block_threads) : kMostThreads;
+      if (th % 32 != 0 || th > most_threads || (tuning.row_block_threads && th != tuning.row_block_threads)) continue;
       threads = th, per_thread = nv;
       break;
     }
     if (!threads) continue;
     // As many stages as fit up to the most (Tuning::row_stages: exactly that many).
-    auto fits = [&](int st) { return stage_offset(threads, st) + st * slice <= kMaxSharedBytes; };
+    auto fits = [&](int st) { return stage_offset(threads, st, t.overlap) + st * slice <= kMaxSharedBytes; };
     int stages = tuning.row_stages ? tuning.row_stages : t.held_rows ? kMostHeldStages : kMostStages;
     if (!tuning.row_stages)
       while (stages >= 2 && !fits(stages)) --stages;
     if (stages < 2 || !fits(stages)) continue;
     t.staged = true;
     t.cluster_blocks = cb, t.threads = threads, t.pieces_per_thread = per_thread, t.stages = stages;
-    t.shared_bytes = stage_offset(threads, stages) + static_cast<std::uint32_t>(stages) * slice;
+    t.shared_bytes = stage_offset(threads, stages, t.overlap) + static_cast<std::uint32_t>(stages) * slice;
     break;
   }
   if (!t.staged) return t;

@@ -53,6 +53,8 @@ struct Tuning {
   /// or 6 with held rows).
   int row_held_rows = 0;
   int row_stages = 0;
+  /// … and the next row's first pass before this row's cluster sum (switch; implies held rows).
+  int row_overlap = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

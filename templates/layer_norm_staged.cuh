@@ -23,7 +23,7 @@ namespace bandjit {
 namespace ln {
 
 // Cfg: T, kRows, kHidden, kWeight, kBias, kVec (V), kThreads (T), kPiecesPerThread (NV,
-// with NV·T·V = HS), kClusterBlocks, kStages, kRowIterations, kHeldRows, kSharedBytes.
+// with NV·T·V = HS), kClusterBlocks, kStages, kRowIterations, kHeldRows, kOverlap, kSharedBytes.
 // A stage holds kTensors slices: dy and x (the backward) or x (the forward).
 template <class Cfg, int kTensors = 2>
 struct StagedShape {
@@ -38,9 +38,12 @@ struct StagedShape {
   static_assert((H * sizeof(T)) % 16 == 0 && (HS * sizeof(T)) % 16 == 0, "16-byte slices");
   using Raw = uint4;
   static constexpr unsigned kSliceBytes = HS * sizeof(T);
-  // Floats of reduction scratch and cluster slots (as Shape's), then the stages' barriers,
-  // then the stages: [dy slice | x slice] (or [x slice]) each, 16-byte aligned.
-  static constexpr int kSlots = (2 * (TH / 32) + 3) / 4 * 4;
+  // Floats of reduction scratch (as Shape's: 2 a warp; overlapped kernels: 2 parities of 2 a
+  // warp, then a sink word a warp, layer_norm_overlapped.cuh) and 4 of cluster slots, then
+  // the stages' barriers, then the stages: [dy slice | x slice] (or [x slice]) each, 16-byte
+  // aligned.
+  static constexpr int kWarps = TH / 32;
+  static constexpr int kSlots = ((Cfg::kOverlap ? 5 : 2) * kWarps + 3) / 4 * 4;
   static constexpr unsigned kBarrierOffset = (kSlots + 4) * 4;
   static constexpr unsigned kStageOffset = (kBarrierOffset + 8 * ST + 15) / 16 * 16;
   static constexpr unsigned kSharedBytes = kStageOffset + ST * kTensors * kSliceBytes;

@@ -22,7 +22,7 @@ inline float atomicAdd(float* p, float v) {
 }
 #include "bandjit/layer_norm.cuh"
 #include "bandjit/layer_norm_staged.cuh"
-#include "bandjit/layer_norm_staged_forward.cuh"
+#include "bandjit/layer_norm_overlapped.cuh"
 
 #include <random>
 #include <type_traits>
@@ -223,7 +223,8 @@ void run_backward(bool generated = true, const Tuning& tuning = {}) {
 
 // The staged backward's Cfg; kSharedBytes is StagedShape's own (the tiling test pins the
 // generator's to it).
-template <class T_, int H, bool W, bool B, long long ROWS, int TH, int NV, int CB, int ST, int ITER, bool HR = false>
+template <class T_, int H, bool W, bool B, long long ROWS, int TH, int NV, int CB, int ST, int ITER, bool HR = false,
+          bool OV = false>
 struct StagedBase {
   using T = T_;
   static constexpr i64 kRows = ROWS;
@@ -231,7 +232,7 @@ struct StagedBase {
   static constexpr bool kWeight = W, kBias = B;
   static constexpr int kVec = 16 / static_cast<int>(sizeof(T)), kThreads = TH, kPiecesPerThread = NV;
   static constexpr int kClusterBlocks = CB, kStages = ST, kRowIterations = ITER;
-  static constexpr bool kHeldRows = HR;
+  static constexpr bool kHeldRows = HR, kOverlap = OV;
   static constexpr float kEpsilon = 1e-5f;
 };
 template <class Base>
@@ -255,6 +256,7 @@ void expect_staged_tiling(const Tuning& tuning, bool backward) {
   CHECK(t.cluster_blocks == Cfg::kClusterBlocks);
   CHECK(t.stages == Cfg::kStages);
   CHECK(t.held_rows == Cfg::kHeldRows);
+  CHECK(t.overlap == Cfg::kOverlap);
   CHECK(t.row_iterations == Cfg::kRowIterations);
   CHECK(t.shared_bytes == Cfg::kSharedBytes);
   const std::int64_t clusters = (Cfg::kRows + Cfg::kRowIterations - 1) / Cfg::kRowIterations;
@@ -295,10 +297,14 @@ void run_backward_staged(const Tuning* tuning) {
   barrier_gave_up() = false;
   std::vector<float4> smem(S::kSharedBytes / 16 + 1, float4{NAN, NAN, NAN, NAN});
   sim::launch({static_cast<unsigned>(clusters * Cfg::kClusterBlocks), 1, 1}, Cfg::kThreads, [&] {
-    layer_norm_backward_staged<Cfg>(c.dy.data(), c.x.data(), c.mean.data(), c.rstd.data(),
-                                    Cfg::kWeight ? c.w.data() : nullptr, c.dx.data(),
-                                    Cfg::kWeight ? c.dw.data() : nullptr, Cfg::kBias ? c.db.data() : nullptr,
-                                    reinterpret_cast<float*>(smem.data()));
+    float* dw = Cfg::kWeight ? c.dw.data() : nullptr;
+    float* db = Cfg::kBias ? c.db.data() : nullptr;
+    const float* w = Cfg::kWeight ? c.w.data() : nullptr;
+    float* sm = reinterpret_cast<float*>(smem.data());
+    if constexpr (Cfg::kOverlap)
+      layer_norm_backward_overlapped<Cfg>(c.dy.data(), c.x.data(), c.mean.data(), c.rstd.data(), w, c.dx.data(), dw, db, sm);
+    else
+      layer_norm_backward_staged<Cfg>(c.dy.data(), c.x.data(), c.mean.data(), c.rstd.data(), w, c.dx.data(), dw, db, sm);
   });
   for (const auto& f : sim::failures) UNSCOPED_INFO(f);
   CHECK(sim::failures.empty());
@@ -465,16 +471,34 @@ TEST_CASE("sim: layer_norm backward staged with held rows (each stage refilled a
 TEST_CASE("sim: layer_norm forward staged through shared memory by bulk copies", "[sim]") {
   Tuning on;
   on.row_staged = 2;
-  // The generator's layouts (the forward holds its pieces): H = 768 float16 (96 threads, six
+  // The generator's layouts (the forward holds and overlaps its rows): H = 768 float16 (96 threads, six
   // stages, 301 rows three a block), float32 H = 1024 without weight (256 threads, 140 rows).
-  run_forward_staged<StagedForwardCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 6, 3, true>>>(&on);
-  run_forward_staged<StagedForwardCfg<StagedBase<float, 1024, false, true, 140, 256, 1, 1, 6, 2, true>>>(&on);
+  run_forward_staged<StagedForwardCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 6, 3, true, true>>>(&on);
+  run_forward_staged<StagedForwardCfg<StagedBase<float, 1024, false, true, 140, 256, 1, 1, 6, 2, true, true>>>(&on);
   on.row_stages = 2;
-  run_forward_staged<StagedForwardCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 2, 3, true>>>(&on);
+  run_forward_staged<StagedForwardCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 2, 3, true, true>>>(&on);
   // Hand-made: one warp, two stages over 17 rows; clusters of 2 and 8 with rows past the last;
   // several pieces a thread.
-  run_forward_staged<StagedForwardCfg<StagedBase<__half, 256, true, true, 300, 32, 1, 1, 2, 17, true>>>(nullptr);
-  run_forward_staged<StagedForwardCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4, true>>>(nullptr);
-  run_forward_staged<StagedForwardCfg<StagedBase<__half, 2048, true, false, 13, 32, 1, 8, 3, 3, true>>>(nullptr);
-  run_forward_staged<StagedForwardCfg<StagedBase<__half, 1024, true, true, 75, 32, 2, 2, 4, 40, true>>>(nullptr);
+  run_forward_staged<StagedForwardCfg<StagedBase<__half, 256, true, true, 300, 32, 1, 1, 2, 17, true, true>>>(nullptr);
+  run_forward_staged<StagedForwardCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4, true, true>>>(nullptr);
+  run_forward_staged<StagedForwardCfg<StagedBase<__half, 2048, true, false, 13, 32, 1, 8, 3, 3, true, true>>>(nullptr);
+  run_forward_staged<StagedForwardCfg<StagedBase<__half, 1024, true, true, 75, 32, 2, 2, 4, 40, true, true>>>(nullptr);
+}
+
+TEST_CASE("sim: layer_norm backward overlapped (the next row's first pass before this row's cluster sum)", "[sim]") {
+  Tuning on;
+  on.row_staged = 2, on.row_overlap = 2;
+  // The generator's layouts: H = 768 float16 (96 threads, six stages, 301 rows three a
+  // block), float32 H = 1024 with a bias only (256 threads).
+  run_backward_staged<StagedCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 6, 3, true, true>>>(&on);
+  run_backward_staged<StagedCfg<StagedBase<float, 1024, false, true, 140, 256, 1, 1, 6, 2, true, true>>>(&on);
+  on.row_stages = 2;
+  run_backward_staged<StagedCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 2, 3, true, true>>>(&on);
+  // Hand-made: one warp over 17 rows, two stages; clusters of 2 and 8 with rows past the
+  // last; one row a block; more than 32 rows a block (statistics from lanes).
+  run_backward_staged<StagedCfg<StagedBase<__half, 256, true, true, 300, 32, 1, 1, 2, 17, true, true>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4, true, true>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<__half, 2048, true, true, 13, 32, 1, 8, 3, 3, true, true>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<__half, 512, true, true, 5, 64, 1, 1, 2, 1, true, true>>>(nullptr);
+  run_backward_staged<StagedCfg<StagedBase<__half, 1024, true, false, 75, 32, 2, 2, 4, 40, true, true>>>(nullptr);
 }
