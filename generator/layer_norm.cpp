@@ -235,7 +235,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("set", t.row_set));
 }
 
-// The staged kernels' Cfg (templates/layer_norm_staged.cuh, layer_norm_staged_forward.cuh).
+// The staged backward's Cfg (templates/layer_norm_staged.cuh, layer_norm_overlapped.cuh).
 std::string staged_cfg_text(const json& p, const LayerNormStagedTiling& t) {
   return fmt::format(
       "struct StagedCfg {{\n"
@@ -243,25 +243,23 @@ std::string staged_cfg_text(const json& p, const LayerNormStagedTiling& t) {
       "  static constexpr bandjit::i64 kRows = {rows};\n"
       "  static constexpr int kHidden = {hidden};\n"
       "  static constexpr bool kWeight = {weight}, kBias = {bias};\n"
-      "  static constexpr float kEpsilon = {eps};\n"
       "  static constexpr int kVec = {vec}, kThreads = {threads}, kPiecesPerThread = {nv};\n"
       "  static constexpr int kClusterBlocks = {cb}, kStages = {stages}, kRowIterations = {iter};\n"
-      "  static constexpr bool kHeldRows = {held}, kOverlap = {overlap};\n"
+      "  static constexpr bool kOverlap = {overlap};\n"
       "  static constexpr unsigned kSharedBytes = {smem};\n"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
       fmt::arg("hidden", p.at("hidden").get<int>()), fmt::arg("weight", p.at("weight").get<bool>()),
-      fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("eps", float_literal(p.at("epsilon").get<double>())),
-      fmt::arg("vec", t.vec), fmt::arg("threads", t.threads), fmt::arg("nv", t.pieces_per_thread), fmt::arg("cb", t.cluster_blocks), fmt::arg("stages", t.stages),
-      fmt::arg("iter", t.row_iterations), fmt::arg("held", t.held_rows ? "true" : "false"),
-      fmt::arg("overlap", t.overlap ? "true" : "false"),
+      fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("vec", t.vec), fmt::arg("threads", t.threads),
+      fmt::arg("nv", t.pieces_per_thread), fmt::arg("cb", t.cluster_blocks), fmt::arg("stages", t.stages),
+      fmt::arg("iter", t.row_iterations), fmt::arg("overlap", t.overlap ? "true" : "false"),
       fmt::arg("smem", t.shared_bytes));
 }
 
 // Fills what both families share; `params` lists the kernel's parameters in order as
 // (name, C++ type, present).
-// `staged` (where its tiling says so): the sm_90a build runs the staged kernel with its own
-// grid, block, shared memory and cluster; every other target the kernel of `t`.
+// `staged` (the backward, where its tiling says so): the sm_90a build runs the staged kernel
+// with its own grid, block, shared memory and cluster; every other target the kernel of `t`.
 Source make_source(const char* family, const json& p, const LayerNormTiling& t,
                    const std::vector<std::tuple<std::string, std::string, bool>>& params, const std::string& call,
                    const LayerNormStagedTiling& staged = {}, const std::string& staged_call = {}) {
@@ -427,10 +425,6 @@ LayerNormTiling tiling_of(const json& p, bool backward, const Tuning& tuning) {
 
 Source generate_layer_norm(const json& p, const Tuning& tuning) {
   const bool w = p.at("weight").get<bool>(), b = p.at("bias").get<bool>();
-  const auto staged = layer_norm_staged_tiling(p.at("rows").get<std::int64_t>(), p.at("hidden").get<int>(),
-                                               dtype_of(p), tuning, false);
-  const std::string args = fmt::format("(x, {}, {}, y, mean, rstd, reinterpret_cast<float*>(bandjit_smem))",
-                                       w ? "weight" : "nullptr", b ? "bias" : "nullptr");
   return make_source("layer_norm", p, tiling_of(p, false, tuning),
                      {{"x", "const Cfg::T", true},
                       {"weight", "const float", w},
@@ -438,8 +432,9 @@ Source generate_layer_norm(const json& p, const Tuning& tuning) {
                       {"y", "Cfg::T", true},
                       {"mean", "float", true},
                       {"rstd", "float", true}},
-                     "bandjit::layer_norm_forward<Cfg>" + args, staged,
-                     "bandjit::layer_norm_forward_staged<StagedCfg>" + args);
+                     fmt::format("bandjit::layer_norm_forward<Cfg>(x, {}, {}, y, mean, rstd, "
+                                 "reinterpret_cast<float*>(bandjit_smem))",
+                                 w ? "weight" : "nullptr", b ? "bias" : "nullptr"));
 }
 
 Source generate_layer_norm_backward(const json& p, const Tuning& tuning) {

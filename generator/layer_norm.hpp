@@ -35,20 +35,17 @@ struct LayerNormTiling {
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };
 
-/// The staged kernels for sm_90 (templates/layer_norm_staged.cuh, the backward;
-/// layer_norm_overlapped.cuh, the forward and the overlapped backward): each block's slice of
-/// a row (dy and x, or x) arrives in shared memory by bulk copies, `stages` rows ahead.
+/// layer_norm_backward's staged kernel for sm_90 (templates/layer_norm_staged.cuh; with
+/// `overlap`, layer_norm_overlapped.cuh): each block's slice of a row arrives in shared memory
+/// by bulk copies, `stages` rows ahead.
 struct LayerNormStagedTiling {
   bool staged = false;        ///< false: the register kernel everywhere
   int vec = 1;                ///< V: elements of a 16-byte piece
   int cluster_blocks = 1;     ///< blocks of a cluster sharing each row
   int threads = 0;            ///< T: per block, whole warps, ≤ 512
   int pieces_per_thread = 0;  ///< NV, with NV · T · V = hidden / cluster_blocks
-  int stages = 0;             ///< rows in shared memory at once (2 … 8)
-  bool held_rows = false;     ///< pieces copied to registers, the stage refilled after the reduction
-                              ///< (the backward's option; the forward always holds them)
-  bool overlap = false;       ///< held rows, the next row's first pass before this row's cluster sum
-                              ///< (the backward's option; the forward always overlaps)
+  int stages = 0;             ///< rows in shared memory at once (2 … 4; Tuning::row_stages up to 8)
+  bool overlap = false;       ///< the next row's first pass before this row's cluster sum
   int row_iterations = 0;     ///< rows each block (cluster) takes in turn
   std::int64_t blocks = 0;
   std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
@@ -67,17 +64,17 @@ bool any_row_knob(const Tuning& tuning);
 /// sweep of that knob measures it).
 bool layer_norm_staged_default(int hidden, DType dtype);
 
-/// The staged layout of the backward (or, `backward` false, the forward), or staged = false
-/// where it is off or no layout fits: rows of 16-byte multiples, split over the fewest
-/// cluster blocks (1, 2, 4, 8) whose slice has a layout of whole pieces a thread (≤ 32
-/// elements; fewer for held and overlapped rows and float32, layer_norm_staged.cpp's
-/// most_elements; ≤ 512 threads, Tuning::row_block_threads
-/// exactly where set, if ≤ 512) and two stages fit in 227 KiB (up to 4 stages, 6 with held
-/// rows or for the forward; Tuning::row_stages exactly). Grid: one wave of blocks (clusters),
-/// one an SM, as many as assumed_clusters_at_once (Tuning::row_waves: that many waves).
-/// The forward is staged only where Tuning::row_staged asks (no default yet).
-LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning = {},
-                                               bool backward = true);
+/// Whether the staged backward overlaps its rows by default (Tuning::row_overlap: 1 off, 2 on).
+bool layer_norm_overlap_default(int hidden, DType dtype);
+
+/// The staged backward's layout, or staged = false where it is off or no layout fits: rows of
+/// 16-byte multiples, split over the fewest cluster blocks (1, 2, 4, 8) whose slice has a
+/// layout of whole pieces a thread (≤ 32 elements; overlapped 16, float32 8; ≤ 512 threads,
+/// float32 without overlap 256; Tuning::row_block_threads exactly where set, if ≤ 512) and
+/// two stages fit in 227 KiB; overlapped where asked and a layout exists, else not. Up to 4
+/// stages (Tuning::row_stages exactly). Grid: one wave of blocks (clusters), one an SM, as many
+/// as assumed_clusters_at_once (Tuning::row_waves: that many waves).
+LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DType dtype, const Tuning& tuning = {});
 
 /// The tiling for one problem. `weight`/`bias` matter to the backward's shared column sums.
 /// `tuning` (Tuning::row_*; 0 = the defaults) overrides the thread layout: row_pieces the

@@ -47,14 +47,10 @@ struct Tuning {
   /// layer_norm forward (register kernel, one row a unit, no chunks, no prefetch): each thread
   /// takes two rows at once, reading each weight and bias once for both.
   int row_pairs = 0;
-  /// layer_norm_backward's staged kernel (sm_90): each thread copies its pieces of a row into
-  /// registers as it first reads them, so the row's stage is refilled right after the block's
-  /// reduction (switch); row_stages: rows staged at once (2 … 8; 0: as many as fit, up to 4,
-  /// or 6 with held rows).
-  int row_held_rows = 0;
-  int row_stages = 0;
-  /// … and the next row's first pass before this row's cluster sum (switch; implies held rows).
+  /// layer_norm_backward's staged kernel (sm_90): rows overlapped, the next row's first pass
+  /// before this row's cluster sum (switch); rows staged at once (2 … 8; 0: as many as fit, up to 4).
   int row_overlap = 0;
+  int row_stages = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -66,7 +66,6 @@ Tuning current_tuning() {
   t.row_bundle = config::row_switch("BANDJIT_ROW_BUNDLE");
   t.row_hold_weights = config::row_switch("BANDJIT_ROW_HOLD_WEIGHTS");
   t.row_pairs = config::row_switch("BANDJIT_ROW_PAIRS");
-  t.row_held_rows = config::row_switch("BANDJIT_ROW_HELD_ROWS");
   t.row_overlap = config::row_switch("BANDJIT_ROW_OVERLAP");
   t.row_stages = config::row_tuning("BANDJIT_ROW_STAGES", {2, 3, 4, 5, 6, 7, 8});
   const auto tpv = config::tpv_tiling_override();

@@ -1,20 +1,14 @@
-// bandjit/layer_norm_overlapped.cuh — the staged layer_norm kernels (sm_90, rows through
+// bandjit/layer_norm_overlapped.cuh — the staged layer_norm_backward (sm_90, rows through
 // shared memory by bulk copies, layer_norm_staged.cuh) with consecutive rows overlapped.
 // A block (cluster) takes its rows one after another, and each row's cluster reduction is a
-// barrier whose latency the staged kernels wait out row by row: at 16-bit H = 65536 the
-// backward reached 64–70 % of the copy bandwidth, the staged forward 50 %
-// (bench/results/2026-12-03-layer-norm-staged-forward). Here the reduction is split: a
-// row's block sum is published (slot write, barrier arrive), the next row's first pass runs,
-// and only then is the row's cluster sum gathered (barrier wait, the peers' slots) and its
-// outputs written. Each thread holds two rows' pieces in registers (this row's and the
-// next's), so a stage is refilled as soon as its first pass is done.
-//
-// Forward: one cluster reduction a row. Each block sums its slice and the squared deviations
-// from its slice's own mean (two block reductions, no E[x²] − E[x]² cancellation); the
-// cluster combines them as Chan et al. (1979): M2 = Σ_r M2_r + HS · Σ_r (mean_r − mean)².
-// Backward: Σg and Σg·x̂ (formulas of layer_norm.cuh, docs/layer_norm.md).
-// Without clusters (the emulator) each block also reads the other slices from global memory
-// and reduces the whole row itself.
+// barrier whose latency the staged kernel waits out row by row (16-bit H = 65536: 65–70 % of
+// the copy bandwidth, bench/results/2026-12-03-layer-norm-staged-forward). Here the
+// reduction is split: a row's block sum is published (slot write, barrier arrive), the next
+// row's first pass runs, and only then is the row's cluster sum gathered (barrier wait, the
+// peers' slots) and its dx written. Each thread holds two rows' pieces of dy and x in
+// registers (this row's and the next's), so a stage is refilled as soon as its first pass is
+// done. Formulas of layer_norm.cuh (docs/layer_norm.md): Σg and Σg·x̂ a row. Without clusters
+// (the emulator) each block also reads the other slices from global memory.
 #pragma once
 
 #include "bandjit/layer_norm_staged.cuh"
@@ -66,40 +60,30 @@ struct Overlap {
 #endif
   }
 
-  // Waits for every peer's publish of `parity` and returns combine(values in rank order);
-  // without clusters, `block` (the caller reduced the whole row). Each warp stores what it
-  // read to its sink word, so those reads have returned before its next arrive (a peer
-  // rewrites the slot two rows later; the reasoning of cluster_sum in layer_norm.cuh).
-  template <class Combine>
-  __device__ __forceinline__ float2 gather(float2 block, int parity, Combine&& combine) {
+  // Waits for every peer's publish of `parity` and returns the sum of their slots; without
+  // clusters, `block` (the caller reduced the whole row). Each warp stores what it read to
+  // its sink word, so those reads have returned before its next arrive (a peer rewrites the
+  // slot two rows later; the reasoning of cluster_sum in layer_norm.cuh).
+  __device__ __forceinline__ float2 gather(float2 block, int parity) {
 #if defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {
       cluster_wait();
-      float2 v[CB];
+      float2 t = make_float2(0.f, 0.f);
 #pragma unroll
-      for (int r = 0; r < CB; ++r) v[r] = make_float2(cluster_load(slots + 2 * parity, r), cluster_load(slots + 2 * parity + 1, r));
-      const float2 t = combine(v);
+      for (int r = 0; r < CB; ++r) t.x += cluster_load(slots + 2 * parity, r), t.y += cluster_load(slots + 2 * parity + 1, r);
       if ((threadIdx.x & 31) == 0) sink[threadIdx.x >> 5] = t.x + t.y;
       return t;
     }
 #else
-    (void)parity, (void)combine;
+    (void)parity;
 #endif
     return block;
   }
 };
 
-template <int CB>
-__device__ __forceinline__ float2 sum_of(const float2 (&v)[CB]) {
-  float2 t = make_float2(0.f, 0.f);
-#pragma unroll
-  for (int r = 0; r < CB; ++r) t.x += v[r].x, t.y += v[r].y;
-  return t;
-}
-
 }  // namespace ln
 
-// Cfg as the staged backward's, kHeldRows and kOverlap true.
+// Cfg as the staged backward's (layer_norm_staged.cuh), kOverlap true.
 template <class Cfg>
 __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cfg::T* __restrict__ dy,
                                                                const typename Cfg::T* __restrict__ x,
@@ -114,7 +98,7 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
   using Raw = typename S::Raw;
   constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, TH = S::TH, NV = S::NV, ST = S::ST;
   constexpr int ITER = Cfg::kRowIterations;
-  static_assert(Cfg::kHeldRows && Cfg::kOverlap, "overlapped rows are held rows");
+  static_assert(Cfg::kOverlap, "the overlapped layout (StagedShape's scratch)");
   static_assert(Cfg::kSharedBytes == S::kSharedBytes, "the generator's layout is the template's");
   const int tid = threadIdx.x, lane = tid & 31;
   const int rank = row_block_rank<CB>();
@@ -223,7 +207,7 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
     const bool more = it + 1 < ITER;
     float2 nblock = make_float2(0.f, 0.f);
     if (more) nblock = first_pass(it + 1, ndy, nx, nstat);
-    const float2 total = red.gather(cblock, it & 1, ln::sum_of<CB>);
+    const float2 total = red.gather(cblock, it & 1);
     if (more) red.publish(nblock, (it + 1) & 1);
     const i64 row = first_row + it;
     if (row < Cfg::kRows) {
@@ -254,172 +238,6 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
     const int col = col0 + (e * TH + tid) * V;
     if constexpr (Cfg::kWeight) ln::red_add<V>(dweight + col, sum_w[e]);
     if constexpr (Cfg::kBias) ln::red_add<V>(dbias + col, sum_b[e]);
-  }
-  ln::cluster_finish<CB>();
-}
-
-// The staged forward (Cfg as the backward's with kEpsilon; a stage holds x alone): weight and
-// bias in registers for all the block's rows.
-template <class Cfg>
-__device__ __forceinline__ void layer_norm_forward_staged(const typename Cfg::T* __restrict__ x,
-                                                          const float* __restrict__ weight,
-                                                          const float* __restrict__ bias,
-                                                          typename Cfg::T* __restrict__ y, float* __restrict__ mean_out,
-                                                          float* __restrict__ rstd_out, float* smem) {
-  using S = ln::StagedShape<Cfg, 1>;
-  using T = typename S::T;
-  using Raw = typename S::Raw;
-  constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, TH = S::TH, NV = S::NV, ST = S::ST;
-  constexpr int ITER = Cfg::kRowIterations;
-  static_assert(Cfg::kHeldRows && Cfg::kOverlap, "the staged forward overlaps its rows");
-  static_assert(Cfg::kSharedBytes == S::kSharedBytes, "the generator's layout is the template's");
-  // The columns a block's sums cover: its slice, or without clusters the whole row.
-  constexpr int kSpan = kClusters ? HS : H;
-  const int tid = threadIdx.x;
-  const int rank = row_block_rank<CB>();
-  const int col0 = rank * HS;
-  const i64 first_row = i64(blockIdx.x / CB) * ITER;
-  unsigned char* bytes = reinterpret_cast<unsigned char*>(smem);
-  unsigned long long* bars = reinterpret_cast<unsigned long long*>(bytes + S::kBarrierOffset);
-  auto stage = [&](int s) { return reinterpret_cast<const Raw*>(bytes + S::kStageOffset + s * S::kSliceBytes); };
-  ln::Overlap<S> red(smem);
-
-  auto issue = [&](int it) {  // row it into stage it % ST (thread 0); past the last row: empty
-    const int s = it % ST;
-    const i64 row = first_row + it;
-    if (row < Cfg::kRows) {
-      barrier_expect_bytes(&bars[s], S::kSliceBytes);
-      bulk_load(const_cast<Raw*>(stage(s)), x + row * H + col0, S::kSliceBytes, &bars[s]);
-    } else {
-      barrier_arrive(&bars[s]);
-    }
-  };
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < ST; ++s) barrier_init(&bars[s], 1);
-  }
-  __syncthreads();
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < ST; ++s)
-      if (s < ITER) issue(s);
-  }
-
-  float w[Cfg::kWeight ? NV : 1][V], b[Cfg::kBias ? NV : 1][V];
-#pragma unroll
-  for (int e = 0; e < NV; ++e) {
-    const int col = col0 + (e * TH + tid) * V;
-    if constexpr (Cfg::kWeight) ln::load_floats<V>(weight + col, w[e]);
-    if constexpr (Cfg::kBias) ln::load_floats<V>(bias + col, b[e]);
-  }
-  // Adds the other slices of a cluster row to acc (values, or squared deviations from
-  // `center`), read from global memory: without clusters only.
-  auto other_slices = [&](float& acc, i64 row, bool squares, float center) {
-#if !defined(BANDJIT_CLUSTERS)
-    if constexpr (CB > 1) {
-      if (row >= Cfg::kRows) return;
-      for (int r2 = 0; r2 < CB; ++r2) {
-        if (r2 == rank) continue;
-        for (int e = 0; e < NV; ++e) {
-          float v[V];
-          ln::unpack<V, T>(*reinterpret_cast<const Raw*>(x + row * H + r2 * HS + (e * TH + tid) * V), v);
-          for (int c = 0; c < V; ++c) acc += squares ? (v[c] - center) * (v[c] - center) : v[c];
-        }
-      }
-    }
-#else
-    (void)acc, (void)row, (void)squares, (void)center;
-#endif
-  };
-
-  // Row it's first pass (rows in order): its pieces into `held`, the block's (Σx, Σ(x − m)²)
-  // with m the mean over kSpan; its stage refilled after the first block reduction.
-  auto first_pass = [&](int it, Raw (&held)[NV]) {
-    const int s = it % ST;
-    const i64 row = first_row + it;
-    const bool active = row < Cfg::kRows;
-    barrier_wait(&bars[s], (it / ST) & 1);
-    float sum = 0.f;
-#pragma unroll
-    for (int e = 0; e < NV; ++e) {
-      held[e] = stage(s)[e * TH + tid];
-      float v[V];
-      ln::unpack<V, T>(held[e], v);
-#pragma unroll
-      for (int c = 0; c < V; ++c) sum += v[c];
-    }
-    if (!active) sum = 0.f;  // a row past the last: its stage was left as it was
-    other_slices(sum, row, false, 0.f);
-#pragma unroll
-    for (int e = 0; e < NV; ++e) opaque(held[e]);
-    const float block = red.block_sum(make_float2(sum, 0.f), 0).x;
-    if constexpr (TH == 32) __syncwarp();  // every thread has read stage s: refill it
-    if (tid == 0 && it + ST < ITER) {
-      fence_proxy_async();
-      issue(it + ST);
-    }
-    const float center = block / float(kSpan);
-    float sq = 0.f;
-#pragma unroll
-    for (int e = 0; e < NV; ++e) {
-      float v[V];
-      ln::unpack<V, T>(held[e], v);
-#pragma unroll
-      for (int c = 0; c < V; ++c) sq += (v[c] - center) * (v[c] - center);
-    }
-    if (!active) sq = 0.f;
-    other_slices(sq, row, true, center);
-#pragma unroll
-    for (int e = 0; e < NV; ++e) opaque(held[e]);
-    return make_float2(block, red.block_sum(make_float2(sq, 0.f), 1).x);
-  };
-  // The cluster's (Σx, M2) from its blocks' (Σx_r, M2_r) over HS columns each (Chan et al.).
-  auto combine = [](const float2 (&v)[CB]) {
-    float sum = 0.f;
-#pragma unroll
-    for (int r = 0; r < CB; ++r) sum += v[r].x;
-    const float mean = sum / float(H);
-    float m2 = 0.f;
-#pragma unroll
-    for (int r = 0; r < CB; ++r) {
-      const float d = v[r].x / float(HS) - mean;
-      m2 += v[r].y + float(HS) * d * d;
-    }
-    return make_float2(sum, m2);
-  };
-
-  Raw cur[NV], next[NV];
-  float2 cblock = first_pass(0, cur);
-  red.publish(cblock, 0);
-#pragma unroll 1
-  for (int it = 0; it < ITER; ++it) {
-    const bool more = it + 1 < ITER;
-    float2 nblock = make_float2(0.f, 0.f);
-    if (more) nblock = first_pass(it + 1, next);
-    const float2 total = red.gather(cblock, it & 1, combine);
-    if (more) red.publish(nblock, (it + 1) & 1);
-    const i64 row = first_row + it;
-    if (row < Cfg::kRows) {
-      const float mean = total.x / float(H), rstd = rsqrtf(total.y / float(H) + Cfg::kEpsilon);
-#pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const T* in = reinterpret_cast<const T*>(&cur[e]);
-        Raw out_raw;
-        T* out = reinterpret_cast<T*>(&out_raw);
-#pragma unroll
-        for (int c = 0; c < V; ++c) {
-          float v = (to_float(in[c]) - mean) * rstd;
-          if constexpr (Cfg::kWeight) v *= w[e][c];
-          if constexpr (Cfg::kBias) v += b[e][c];
-          out[c] = from_float<T>(v);
-        }
-        *reinterpret_cast<Raw*>(y + row * H + col0 + (e * TH + tid) * V) = out_raw;
-      }
-      if (tid == 0 && rank == 0) mean_out[row] = mean, rstd_out[row] = rstd;
-    }
-#pragma unroll
-    for (int e = 0; e < NV; ++e) cur[e] = next[e];
-    cblock = nblock;
   }
   ln::cluster_finish<CB>();
 }

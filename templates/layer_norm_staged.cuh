@@ -7,10 +7,7 @@
 //   dweight += Σ_rows dy·x̂, dbias += Σ_rows dy
 // Thread t owns pieces t, t + T, … (V elements each) of the block's HS columns in every
 // row, so the weights and the column sums stay in its registers; the block adds the sums
-// once at its end. With kHeldRows the first pass also copies the thread's pieces into
-// registers, so a stage is refilled as soon as the block's reduction shows every thread has
-// read it (all kStages rows then stay in flight across the cluster barrier); without, the
-// second pass re-reads the stage, which is refilled only after the next row's reduction. With kClusterBlocks = CB > 1 a row's CB slices go to the blocks of a
+// once at its end. With kClusterBlocks = CB > 1 a row's CB slices go to the blocks of a
 // cluster, whose row sums meet in distributed shared memory (without clusters — the
 // emulator — each block also reads the other slices from global memory).
 #pragma once
@@ -23,30 +20,28 @@ namespace bandjit {
 namespace ln {
 
 // Cfg: T, kRows, kHidden, kWeight, kBias, kVec (V), kThreads (T), kPiecesPerThread (NV,
-// with NV·T·V = HS), kClusterBlocks, kStages, kRowIterations, kHeldRows, kOverlap, kSharedBytes.
-// A stage holds kTensors slices: dy and x (the backward) or x (the forward).
-template <class Cfg, int kTensors = 2>
+// with NV·T·V = HS), kClusterBlocks, kStages, kRowIterations, kOverlap, kSharedBytes.
+template <class Cfg>
 struct StagedShape {
   using T = typename Cfg::T;
   static constexpr int H = Cfg::kHidden, CB = Cfg::kClusterBlocks, HS = H / CB, V = Cfg::kVec;
   static constexpr int TH = Cfg::kThreads, NV = Cfg::kPiecesPerThread, ST = Cfg::kStages;
-  static_assert(ST >= 2, "without held rows a stage is refilled only after the next row's wait");
-  static_assert(kTensors * HS * sizeof(T) < (1u << 20), "an mbarrier phase counts fewer than 2^20 bytes");
+  static_assert(ST >= 2, "a stage is refilled only after the next row's wait");
+  static_assert(2 * HS * sizeof(T) < (1u << 20), "an mbarrier phase counts fewer than 2^20 bytes");
   static_assert(H % CB == 0 && NV * TH * V == HS, "every thread holds NV whole pieces of the slice");
   static_assert(TH % 32 == 0 && V * sizeof(T) == 16, "whole warps, 16-byte pieces");
   // Bulk copies move 16-byte multiples between 16-byte aligned addresses: every row's slice.
   static_assert((H * sizeof(T)) % 16 == 0 && (HS * sizeof(T)) % 16 == 0, "16-byte slices");
   using Raw = uint4;
   static constexpr unsigned kSliceBytes = HS * sizeof(T);
-  // Floats of reduction scratch (as Shape's: 2 a warp; overlapped kernels: 2 parities of 2 a
-  // warp, then a sink word a warp, layer_norm_overlapped.cuh) and 4 of cluster slots, then
-  // the stages' barriers, then the stages: [dy slice | x slice] (or [x slice]) each, 16-byte
-  // aligned.
+  // Floats of reduction scratch (as Shape's: 2 a warp; the overlapped kernel's: 2 parities of
+  // 2 a warp, then a sink word a warp, layer_norm_overlapped.cuh) and 4 of cluster slots, then
+  // the stages' barriers, then the stages: [dy slice | x slice] each, 16-byte aligned.
   static constexpr int kWarps = TH / 32;
   static constexpr int kSlots = ((Cfg::kOverlap ? 5 : 2) * kWarps + 3) / 4 * 4;
   static constexpr unsigned kBarrierOffset = (kSlots + 4) * 4;
   static constexpr unsigned kStageOffset = (kBarrierOffset + 8 * ST + 15) / 16 * 16;
-  static constexpr unsigned kSharedBytes = kStageOffset + ST * kTensors * kSliceBytes;
+  static constexpr unsigned kSharedBytes = kStageOffset + ST * 2 * kSliceBytes;
 };
 
 }  // namespace ln
@@ -65,8 +60,8 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
   using Raw = typename S::Raw;
   constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, TH = S::TH, NV = S::NV, ST = S::ST;
   constexpr int ITER = Cfg::kRowIterations;
-  constexpr bool HR = Cfg::kHeldRows;
   static_assert(Cfg::kSharedBytes == S::kSharedBytes, "the generator's layout is the template's");
+  static_assert(!Cfg::kOverlap, "overlapped rows: layer_norm_backward_overlapped");
   const int tid = threadIdx.x;
   const int rank = row_block_rank<CB>();
   const int col0 = rank * HS;
@@ -115,9 +110,8 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
   // (lane l: the row l after the batch's first), the next 32 loaded while these serve, so a
   // row starts without waiting on a global load (H200: 16-bit H = 5120 85 → 87–88 %, 16384 level);
   // a cluster's blocks load their row's own (with the lanes, H = 65536 measured 60 → 56 %;
-  // bench/results/2026-12-03-layer-norm-shared-weights), except with held rows, whose stages
-  // are ahead of the row and whose threads have the registers to spare.
-  constexpr bool kStatsAhead = CB == 1 || HR;
+  // bench/results/2026-12-03-layer-norm-shared-weights).
+  constexpr bool kStatsAhead = CB == 1;
   const int lane = tid & 31;
   auto stats_of = [&](int it) {
     const i64 row = first_row + it;
@@ -141,12 +135,10 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
     barrier_wait(&bars[s], (it / ST) & 1);
 
     float2 sums = make_float2(0.f, 0.f);  // Σg, Σg·x̂
-    Raw held_dy[HR ? NV : 1], held_x[HR ? NV : 1];
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
       const int p = e * TH + tid;
       const Raw rdy = stage_dy(s)[p], rx = stage_x(s)[p];
-      if constexpr (HR) held_dy[e] = rdy, held_x[e] = rx;
       const T* in_dy = reinterpret_cast<const T*>(&rdy);
       const T* in_x = reinterpret_cast<const T*>(&rx);
 #pragma unroll
@@ -169,28 +161,14 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
       }
     }
 #endif
-    if constexpr (HR) {  // convert again in the second pass: no floats live across the reduction
-#pragma unroll
-      for (int e = 0; e < NV; ++e) opaque(held_dy[e]), opaque(held_x[e]);
-    }
-    const float2 block_sums = ln::group_sum<TH>(sums, smem);
+    const float2 total = ln::cluster_sum<CB>(ln::group_sum<TH>(sums, smem), smem, smem + S::kSlots, it & 1);
+    // Every thread has passed this row's barriers, so stage (it − 1) % ST is read: refill it.
     // A one-warp block's reduction is shuffles only, which order no memory: its lanes meet at
-    // __syncwarp before a refill. The proxy fence orders the generic reads before the
-    // async-proxy copy.
-    if constexpr (HR) {  // every thread has read stage s into registers: refill it now
-      if constexpr (TH == 32) __syncwarp();
-      if (tid == 0 && it + ST < ITER) {
-        fence_proxy_async();
-        issue(it + ST);
-      }
-    }
-    const float2 total = ln::cluster_sum<CB>(block_sums, smem, smem + S::kSlots, it & 1);
-    if constexpr (!HR) {  // every thread has passed this row's barriers: stage (it − 1) % ST is read
-      if constexpr (TH == 32 && CB == 1) __syncwarp();
-      if (tid == 0 && it >= 1 && it - 1 + ST < ITER) {
-        fence_proxy_async();
-        issue(it - 1 + ST);
-      }
+    // __syncwarp first. The proxy fence orders the generic reads before the async-proxy copy.
+    if constexpr (TH == 32 && CB == 1) __syncwarp();
+    if (tid == 0 && it >= 1 && it - 1 + ST < ITER) {
+      fence_proxy_async();
+      issue(it - 1 + ST);
     }
     if (!active) continue;  // the block's (cluster's) reductions are done for this row
     const float mean_g = total.x / float(H), mean_gx = total.y / float(H);
@@ -198,9 +176,7 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
       const int p = e * TH + tid;
-      Raw rdy, rx;
-      if constexpr (HR) rdy = held_dy[e], rx = held_x[e];
-      else rdy = stage_dy(s)[p], rx = stage_x(s)[p];
+      const Raw rdy = stage_dy(s)[p], rx = stage_x(s)[p];
       const T* in_dy = reinterpret_cast<const T*>(&rdy);
       const T* in_x = reinterpret_cast<const T*>(&rx);
       Raw out_raw;

@@ -311,8 +311,8 @@ void check_staged(std::int64_t rows, int hidden, DType dt, const LayerNormStaged
   CHECK(std::int64_t(t.pieces_per_thread) * t.threads * t.vec * t.cluster_blocks == hidden);
   CHECK(t.threads % 32 == 0);
   CHECK(t.threads <= 512);
-  CHECK(t.pieces_per_thread * t.vec <= 32);
-  CHECK((t.stages >= 2 && t.stages <= 4));
+  CHECK(t.pieces_per_thread * t.vec <= (t.overlap ? (size == 2 ? 16 : 8) : 32));
+  CHECK((t.stages >= 2 && t.stages <= 8));
   CHECK(t.shared_bytes <= 227u * 1024);
   CHECK(t.shared_bytes >= std::uint32_t(t.stages) * 2 * (hidden / t.cluster_blocks) * size);
   CHECK(t.blocks % t.cluster_blocks == 0);
@@ -323,26 +323,35 @@ void check_staged(std::int64_t rows, int hidden, DType dt, const LayerNormStaged
 }  // namespace
 
 TEST_CASE("tiling: layer_norm_backward's staged kernel (sm_90 bulk copies)", "[tiling][layer_norm]") {
-  // The defaults: 16-bit rows from H = 5120 on, never float32 (the H200 measurement).
+  // The defaults (the H200 measurements): 16-bit rows from H = 5120 on, overlapped from 16384;
+  // float32 rows from 16384 on, overlapped where a layout exists.
   for (DType dt : {DType::float16, DType::bfloat16}) {
     CHECK(!layer_norm_staged_tiling(16384, 4096, dt).staged);
     CHECK(layer_norm_staged_tiling(13107, 5120, dt).staged);
-    CHECK(layer_norm_staged_tiling(1024, 65536, dt).staged);
+    CHECK(!layer_norm_staged_tiling(13107, 5120, dt).overlap);
+    CHECK(layer_norm_staged_tiling(1024, 65536, dt).overlap);
   }
-  CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float32).staged);
-  CHECK(!layer_norm_staged_tiling(1024, 65536, DType::float32).staged);
+  CHECK(!layer_norm_staged_tiling(8192, 8192, DType::float32).staged);
+  CHECK(layer_norm_staged_tiling(4096, 16384, DType::float32).overlap);
+  CHECK(layer_norm_staged_tiling(1024, 65536, DType::float32).staged);
+  CHECK(!layer_norm_staged_tiling(1024, 65536, DType::float32).overlap);  // no overlapped layout
   Tuning off, on;
   off.row_staged = 1, on.row_staged = 2;
-  // The layouts of issue 7's long rows: 512 threads of 32 elements (16-bit H = 16384), the
-  // same slice in clusters of four at 65536 (eight in float32); 320 threads at 5120.
+  // The layouts of issue 7's long rows: overlapped, 512 threads of 16 elements in clusters of
+  // two (16-bit H = 16384) and eight (65536), four stages; float32 H = 65536 has no overlapped
+  // layout (8 elements a thread would take 1024 threads): 256 threads of 32 elements, clusters
+  // of eight; 320 threads at 5120, not overlapped.
   const auto h16k = layer_norm_staged_tiling(4096, 16384, DType::float16);
-  CHECK((h16k.cluster_blocks == 1 && h16k.threads == 512 && h16k.pieces_per_thread == 4 && h16k.stages == 3));
-  CHECK((h16k.row_iterations == 32 && h16k.blocks == 128));
+  CHECK((h16k.overlap && h16k.cluster_blocks == 2 && h16k.threads == 512 && h16k.pieces_per_thread == 2));
+  CHECK((h16k.stages == 4 && h16k.row_iterations == 63 && h16k.blocks == 2 * 66));
   const auto h64k = layer_norm_staged_tiling(1024, 65536, DType::bfloat16);
-  CHECK((h64k.cluster_blocks == 4 && h64k.threads == 512 && h64k.pieces_per_thread == 4 && h64k.stages == 3));
-  CHECK((h64k.row_iterations == 35 && h64k.blocks == 4 * 30));  // one wave: the 30 clusters of 4 an H200 holds
+  CHECK((h64k.overlap && h64k.cluster_blocks == 8 && h64k.threads == 512 && h64k.pieces_per_thread == 2));
+  CHECK((h64k.stages == 4 && h64k.row_iterations == 69 && h64k.blocks == 8 * 15));  // one wave: the 15 clusters of 8 an H200 holds
   const auto f64k = layer_norm_staged_tiling(1024, 65536, DType::float32, on);
-  CHECK((f64k.cluster_blocks == 8 && f64k.threads == 512 && f64k.pieces_per_thread == 4));
+  CHECK((!f64k.overlap && f64k.cluster_blocks == 8 && f64k.threads == 256 && f64k.pieces_per_thread == 8));
+  CHECK(f64k.stages == 3);
+  const auto f16k = layer_norm_staged_tiling(4096, 16384, DType::float32);
+  CHECK((f16k.overlap && f16k.cluster_blocks == 4 && f16k.threads == 512 && f16k.pieces_per_thread == 2));
   const auto h5k = layer_norm_staged_tiling(13107, 5120, DType::float16);
   CHECK((h5k.cluster_blocks == 1 && h5k.threads == 320 && h5k.pieces_per_thread == 2 && h5k.stages == 4));
   CHECK(h5k.row_iterations == 100);
@@ -358,14 +367,20 @@ TEST_CASE("tiling: layer_norm_backward's staged kernel (sm_90 bulk copies)", "[t
         const auto t = layer_norm_staged_tiling(rows, hidden, dt, on);
         if (t.staged) check_staged(rows, hidden, dt, t);
       }
-  // BANDJIT_ROW_BLOCK_THREADS sets the block exactly (16-bit H = 16384 in 256 threads: two
-  // slices of 32 elements a thread; or the register kernel where none fits), and
-  // BANDJIT_ROW_WAVES the waves.
-  Tuning threads = on, waves = on;
+  // BANDJIT_ROW_BLOCK_THREADS sets the block exactly (16-bit H = 16384 in 256 threads: four
+  // slices of 16 elements a thread overlapped, two of 32 not; or the register kernel where
+  // none fits), BANDJIT_ROW_WAVES the waves, BANDJIT_ROW_STAGES the stages where they fit.
+  Tuning threads = on, waves = on, plain = on, stages = on;
   threads.row_block_threads = 256, waves.row_waves = 4;
   const auto t256 = layer_norm_staged_tiling(4096, 16384, DType::float16, threads);
-  CHECK((t256.staged && t256.threads == 256 && t256.pieces_per_thread == 4 && t256.cluster_blocks == 2));
-  CHECK(layer_norm_staged_tiling(4096, 16384, DType::float16, waves).row_iterations == 8);
+  CHECK((t256.staged && t256.overlap && t256.threads == 256 && t256.pieces_per_thread == 2 && t256.cluster_blocks == 4));
+  plain.row_block_threads = 256, plain.row_overlap = 1;
+  const auto p256 = layer_norm_staged_tiling(4096, 16384, DType::float16, plain);
+  CHECK((p256.staged && !p256.overlap && p256.threads == 256 && p256.pieces_per_thread == 4 && p256.cluster_blocks == 2));
+  CHECK(layer_norm_staged_tiling(4096, 16384, DType::float16, waves).row_iterations == 16);
+  stages.row_stages = 8;  // 8 × 32 KiB of a cluster of two's slices do not fit; of four they do
+  const auto s8 = layer_norm_staged_tiling(4096, 16384, DType::float16, stages);
+  CHECK((s8.stages == 8 && s8.cluster_blocks == 4 && s8.shared_bytes <= 227u * 1024));
   // A register-kernel knob alone means the register kernel (a sweep of it measures it), and
   // the staged block stays within 512 threads.
   Tuning prefetch, wide = on;
@@ -379,8 +394,13 @@ TEST_CASE("generator: the staged backward reaches the sm_90a build only", "[gene
                        .generate({{"rows", 1024}, {"hidden", 65536}, {"dtype", "float16"}, {"weight", true}, {"bias", true}});
   const auto t = layer_norm_staged_tiling(1024, 65536, DType::float16);
   CHECK(s.arch_specific);
-  CHECK(has(s.text, "bandjit::layer_norm_backward_staged<StagedCfg>(dy, x, mean, rstd, weight, dx, dweight, dbias"));
-  CHECK(has(s.text, "#define BANDJIT_LN_ENTRY __cluster_dims__(4, 1, 1) __launch_bounds__(512, 1)"));
+  CHECK(has(s.text, "bandjit::layer_norm_backward_overlapped<StagedCfg>(dy, x, mean, rstd, weight, dx, dweight, dbias"));
+  CHECK(has(s.text, "#define BANDJIT_LN_ENTRY __cluster_dims__(8, 1, 1) __launch_bounds__(512, 1)"));
+  // Not overlapped (16-bit H = 5120): the staged kernel of layer_norm_staged.cuh.
+  const Source h5k = find_family("layer_norm_backward")
+                         .generate({{"rows", 13107}, {"hidden", 5120}, {"dtype", "float16"}, {"weight", true}, {"bias", true}});
+  CHECK(has(h5k.text, "bandjit::layer_norm_backward_staged<StagedCfg>(dy, x, mean, rstd, weight, dx, dweight, dbias"));
+  CHECK(has(h5k.text, "static constexpr bool kOverlap = false;"));
   const LaunchShape l90 = launch_for(s, "sm_90"), l80 = launch_for(s, "sm_80"), l100 = launch_for(s, "sm_100");
   CHECK((l90.grid[0] == t.blocks && l90.block[0] == 512 && l90.shared_bytes == t.shared_bytes));
   CHECK((l80.grid[0] == s.launch.grid[0] && l80.block[0] == s.launch.block[0] && l80.shared_bytes == s.launch.shared_bytes));
