@@ -69,9 +69,8 @@ bool layer_norm_overlap_default(int hidden, DType dtype);
 
 /// The staged backward's layout, or staged = false where it is off or no layout fits: rows of
 /// 16-byte multiples, split over the fewest cluster blocks (1, 2, 4, 8) whose slice has a
-/// layout of whole pieces a thread (≤ 32 elements; overlapped 16, float32 8; half that in
-/// 1024-thread blocks; ≤ 512 threads, float32 without overlap 256; Tuning::row_block_threads
-/// exactly where set) and
+/// layout of whole pieces a thread (≤ 32 elements; overlapped 16, float32 8; ≤ 512 threads,
+/// float32 without overlap 256; Tuning::row_block_threads exactly where set, if ≤ 512) and
 /// two stages fit in 227 KiB; overlapped where asked and a layout exists, else not. Up to 4
 /// stages (Tuning::row_stages exactly). Grid: one wave of blocks (clusters), one an SM, as many
 /// as assumed_clusters_at_once (Tuning::row_waves: that many waves).

@@ -10,16 +10,14 @@ namespace bandjit {
 namespace {
 
 constexpr int kMostStages = 4;
-constexpr int kMostThreads = 512;  // ≤ 128 registers a thread; 1024 (≤ 64) only by the knob
+constexpr int kMostThreads = 512;  // ≤ 128 registers a thread
 
 std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Most elements a thread takes of a row, so that what it holds stays near 96 registers (48 in
-// blocks of more than 512 threads): weights and two column sums (3 a column); overlapped also
-// two rows of dy and x (16-bit: 2 registers a column, float32 4).
-int most_elements(int size, bool overlap, int threads) {
-  return (overlap ? (size == 2 ? 16 : 8) : 32) / (threads > kMostThreads ? 2 : 1);
-}
+// Most elements a thread takes of a row, so that what it holds stays near 96 registers:
+// weights and two column sums (3 a column); overlapped also two rows of dy and x (16-bit: 2
+// registers a column, float32 4).
+int most_elements(int size, bool overlap) { return overlap ? (size == 2 ? 16 : 8) : 32; }
 
 // templates/layer_norm_staged.cuh's StagedShape: scratch (overlapped: two parities of partial
 // sums and a sink word a warp) and cluster slots, barriers, stages.
@@ -41,7 +39,7 @@ LayerNormStagedTiling layout(int hidden, int size, bool overlap, int most_thread
     // The fewest pieces a thread holds within the block size (the knob's exactly), whole
     // warps, every thread the same number of pieces.
     int threads = 0, per_thread = 0;
-    for (int nv = 1; nv * t.vec <= most_elements(size, overlap, pieces / nv); ++nv) {
+    for (int nv = 1; nv * t.vec <= most_elements(size, overlap); ++nv) {
       if (pieces % nv != 0) continue;
       const int th = pieces / nv;
       if (th % 32 != 0 || th > most_threads || (tuning.row_block_threads && th != tuning.row_block_threads)) continue;
@@ -89,9 +87,9 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
   // Without overlap float32 slices go to 256-thread blocks (twice the clusters of 512 at
   // H = 65536: 69 → 81 %, call 1 of the record above).
   const int plain_threads = size == 4 ? 256 : kMostThreads;
-  const int knob = tuning.row_block_threads;  // any of 128 … 1024, exactly
-  LayerNormStagedTiling t = layout(hidden, size, overlap, knob ? knob : kMostThreads, tuning);
-  if (!t.staged && overlap) t = layout(hidden, size, false, knob ? knob : plain_threads, tuning);
+  const int knob = tuning.row_block_threads;
+  LayerNormStagedTiling t = layout(hidden, size, overlap, knob ? std::min(knob, kMostThreads) : kMostThreads, tuning);
+  if (!t.staged && overlap) t = layout(hidden, size, false, knob ? std::min(knob, kMostThreads) : plain_threads, tuning);
   if (!t.staged) return t;
   // One wave of blocks (clusters), one an SM, each taking its rows in turn: as many clusters as
   // the GPU holds at once. Sized for the 132 / 4 = 33 clusters of 4 that do not all fit (30
