@@ -179,6 +179,35 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* scratch, float* s
   return v;
 }
 
+// A row's (mean, M2 = Σ(x − mean)²) from the CB blocks of its cluster, each holding its
+// slice's (mean_r, M2_r) over HS columns, M2_r taken about mean_r: one cluster barrier where
+// two sums (Σx, then the deviations from the row's mean) take two. Chan, Golub and LeVeque
+// (1979), equal counts: mean = Σ_r mean_r / CB, M2 = Σ_r M2_r + HS · Σ_r (mean_r − mean)².
+// Slots and ordering as cluster_sum's.
+template <int CB, int HS>
+__device__ __forceinline__ float2 cluster_moments(float2 v, float* scratch, float* slots, int parity) {
+#if defined(BANDJIT_CLUSTERS)
+  float* mine = slots + 2 * parity;
+  if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
+  cluster_arrive_shared_release();
+  cluster_wait();
+  float m2 = 0.f, mean = 0.f;
+#pragma unroll
+  for (int r = 0; r < CB; ++r) mean += cluster_load(mine, r), m2 += cluster_load(mine + 1, r);
+  mean /= float(CB);
+#pragma unroll
+  for (int r = 0; r < CB; ++r) {  // the means read again: no registers held across the loops
+    const float d = cluster_load(mine, r) - mean;
+    m2 += float(HS) * d * d;
+  }
+  if ((threadIdx.x & 31) == 0) scratch[2 * (threadIdx.x >> 5)] = mean + m2;
+  return make_float2(mean, m2);
+#else
+  (void)scratch, (void)slots, (void)parity;
+  return v;
+#endif
+}
+
 // No block of a cluster may exit while another can still read its slots: a peer's reads of
 // ours have returned before it arrives (cluster_sum's scratch store, ordered before the
 // arrive by the fence), and nothing else need be visible to the peers.
@@ -359,8 +388,14 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
-    const float2 total = ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem, smem + S::kSlots, 0);
-    const float2 mean = make_float2(total.x / float(H), total.y / float(H));
+    // In a cluster (one row a set and a unit) a row's statistics take one cluster reduction:
+    // each block's squared deviations are taken about its slice's own mean, then combined
+    // (cluster_moments). Elsewhere the row's sum is reduced first, then the deviations from
+    // its mean (the emulator and sm_80 sum whole rows).
+    constexpr bool kMoments = kClusters && CB > 1 && M == 1 && S::B == 1;
+    const float2 total = kMoments ? ln::group_sum<R>(sum, smem)
+                                  : ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem, smem + S::kSlots, 0);
+    float2 mean = make_float2(total.x / float(kMoments ? HS : H), total.y / float(H));
 
     float2 sq = make_float2(0.f, 0.f);
 #pragma unroll 1
@@ -389,7 +424,14 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
-    const float2 var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem, smem + S::kSlots, 1);
+    float2 var;
+    if constexpr (kMoments) {
+      var = ln::cluster_moments<CB, HS>(make_float2(mean.x, ln::group_sum<R>(sq, smem).x), smem, smem + S::kSlots,
+                                        it & 1);
+      mean = make_float2(var.x, 0.f), var = make_float2(var.y, 0.f);
+    } else {
+      var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem, smem + S::kSlots, 1);
+    }
     const float2 rstd = make_float2(rsqrtf(var.x / float(H) + Cfg::kEpsilon),
                                     S::B == 2 || M == 2 ? rsqrtf(var.y / float(H) + Cfg::kEpsilon) : 0.f);
 
