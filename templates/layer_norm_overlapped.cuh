@@ -94,107 +94,34 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
                                                                float* __restrict__ dweight,
                                                                float* __restrict__ dbias, float* smem) {
   using S = ln::StagedShape<Cfg>;
-  using T = typename S::T;
   using Raw = typename S::Raw;
-  constexpr int H = S::H, HS = S::HS, CB = S::CB, V = S::V, TH = S::TH, NV = S::NV, ST = S::ST;
+  constexpr int H = S::H, TH = S::TH, NV = S::NV, ST = S::ST;
   constexpr int ITER = Cfg::kRowIterations;
   static_assert(Cfg::kOverlap, "the overlapped layout (StagedShape's scratch)");
   static_assert(Cfg::kSharedBytes == S::kSharedBytes, "the generator's layout is the template's");
-  const int tid = threadIdx.x, lane = tid & 31;
-  const int rank = row_block_rank<CB>();
-  const int col0 = rank * HS;
-  const i64 first_row = i64(blockIdx.x / CB) * ITER;
-  unsigned char* bytes = reinterpret_cast<unsigned char*>(smem);
-  unsigned long long* bars = reinterpret_cast<unsigned long long*>(bytes + S::kBarrierOffset);
-  auto stage_dy = [&](int s) { return reinterpret_cast<const Raw*>(bytes + S::kStageOffset + s * 2 * S::kSliceBytes); };
-  auto stage_x = [&](int s) { return stage_dy(s) + S::kSliceBytes / 16; };
+  ln::StagedRows<Cfg> rows(dy, x, mean_in, rstd_in, weight, smem, true);  // statistics from lanes
   ln::Overlap<S> red(smem);
-
-  auto issue = [&](int it) {  // row it into stage it % ST (thread 0); past the last row: empty
-    const int s = it % ST;
-    const i64 row = first_row + it;
-    if (row < Cfg::kRows) {
-      barrier_expect_bytes(&bars[s], 2 * S::kSliceBytes);
-      bulk_load(const_cast<Raw*>(stage_dy(s)), dy + row * H + col0, S::kSliceBytes, &bars[s]);
-      bulk_load(const_cast<Raw*>(stage_x(s)), x + row * H + col0, S::kSliceBytes, &bars[s]);
-    } else {
-      barrier_arrive(&bars[s]);
-    }
-  };
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < ST; ++s) barrier_init(&bars[s], 1);
-  }
-  __syncthreads();
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < ST; ++s)
-      if (s < ITER) issue(s);
-  }
-
-  float w[Cfg::kWeight ? NV : 1][V], sum_w[Cfg::kWeight ? NV : 1][V], sum_b[Cfg::kBias ? NV : 1][V];
-#pragma unroll
-  for (int e = 0; e < NV; ++e) {
-    if constexpr (Cfg::kWeight) ln::load_floats<V>(weight + col0 + (e * TH + tid) * V, w[e]);
-#pragma unroll
-    for (int c = 0; c < V; ++c) {
-      if constexpr (Cfg::kWeight) sum_w[e][c] = 0.f;
-      if constexpr (Cfg::kBias) sum_b[e][c] = 0.f;
-    }
-  }
-  auto weight_of = [&](int e, int c) { return Cfg::kWeight ? w[Cfg::kWeight ? e : 0][c] : 1.f; };
-  // Rows' mean and rstd 32 at a time over a warp's lanes, the next 32 loaded while these serve.
-  auto stats_of = [&](int it) {
-    const i64 row = first_row + it;
-    return it < ITER && row < Cfg::kRows ? make_float2(mean_in[row], rstd_in[row]) : make_float2(0.f, 0.f);
-  };
-  float2 stats = stats_of(lane), stats_next = stats_of(32 + lane);
+  const int tid = threadIdx.x;
 
   // Row it's first pass (rows in order): its pieces into hdy/hx, its (mean, rstd), the block's
   // (Σg, Σg·x̂); its stage refilled.
   auto first_pass = [&](int it, Raw (&hdy)[NV], Raw (&hx)[NV], float2& stat) {
     const int s = it % ST;
-    const i64 row = first_row + it;
-    const bool active = row < Cfg::kRows;
-    if (it % 32 == 0 && it > 0) stats = stats_next, stats_next = stats_of(it + 32 + lane);
-    stat = make_float2(__shfl_sync(0xffffffffu, stats.x, it % 32), __shfl_sync(0xffffffffu, stats.y, it % 32));
-    barrier_wait(&bars[s], (it / ST) & 1);
+    stat = rows.template stats_at<true>(it);
+    rows.wait(it);
     float2 sums = make_float2(0.f, 0.f);
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
-      const int p = e * TH + tid;
-      hdy[e] = stage_dy(s)[p], hx[e] = stage_x(s)[p];
-      const T* in_dy = reinterpret_cast<const T*>(&hdy[e]);
-      const T* in_x = reinterpret_cast<const T*>(&hx[e]);
-#pragma unroll
-      for (int c = 0; c < V; ++c) {
-        const float g = to_float(in_dy[c]) * weight_of(e, c);
-        sums.x += g, sums.y += g * ((to_float(in_x[c]) - stat.x) * stat.y);
-      }
+      hdy[e] = rows.stage_dy(s)[e * TH + tid], hx[e] = rows.stage_x(s)[e * TH + tid];
+      rows.add_sums(hdy[e], hx[e], e, stat, sums);
     }
-    if (!active) sums = make_float2(0.f, 0.f);  // a row past the last: its stage was left as it was
-#if !defined(BANDJIT_CLUSTERS)
-    if constexpr (CB > 1) {  // no clusters: the other slices, read from global memory
-      for (int r2 = 0; r2 < CB && active; ++r2) {
-        if (r2 == rank) continue;
-        for (int e = 0; e < NV; ++e) {
-          const int col = r2 * HS + (e * TH + tid) * V;
-          for (int c = 0; c < V; ++c) {
-            const float g = to_float(dy[row * H + col + c]) * (Cfg::kWeight ? weight[col + c] : 1.f);
-            sums.x += g, sums.y += g * ((to_float(x[row * H + col + c]) - stat.x) * stat.y);
-          }
-        }
-      }
-    }
-#endif
+    if (!rows.active(it)) sums = make_float2(0.f, 0.f);  // a row past the last: its stage was left as it was
+    rows.add_other_slices(it, stat, sums);
 #pragma unroll
     for (int e = 0; e < NV; ++e) opaque(hdy[e]), opaque(hx[e]);  // converted again in the second pass
     const float2 block = red.block_sum(sums, it & 1);
     if constexpr (TH == 32) __syncwarp();  // every thread has read stage s: refill it
-    if (tid == 0 && it + ST < ITER) {
-      fence_proxy_async();
-      issue(it + ST);
-    }
+    rows.refill(it);
     return block;
   };
 
@@ -209,37 +136,17 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
     if (more) nblock = first_pass(it + 1, ndy, nx, nstat);
     const float2 total = red.gather(cblock, it & 1);
     if (more) red.publish(nblock, (it + 1) & 1);
-    const i64 row = first_row + it;
-    if (row < Cfg::kRows) {
+    if (rows.active(it)) {
       const float mean_g = total.x / float(H), mean_gx = total.y / float(H);
 #pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const T* in_dy = reinterpret_cast<const T*>(&cdy[e]);
-        const T* in_x = reinterpret_cast<const T*>(&cx[e]);
-        Raw out_raw;
-        T* out = reinterpret_cast<T*>(&out_raw);
-#pragma unroll
-        for (int c = 0; c < V; ++c) {
-          const float d = to_float(in_dy[c]), xh = (to_float(in_x[c]) - cstat.x) * cstat.y;
-          out[c] = from_float<T>(cstat.y * (d * weight_of(e, c) - mean_g - xh * mean_gx));
-          if constexpr (Cfg::kWeight) sum_w[e][c] += d * xh;
-          if constexpr (Cfg::kBias) sum_b[e][c] += d;
-        }
-        *reinterpret_cast<Raw*>(dx + row * H + col0 + (e * TH + tid) * V) = out_raw;
-      }
+      for (int e = 0; e < NV; ++e) rows.write_dx(dx, it, e, cdy[e], cx[e], cstat, mean_g, mean_gx);
     }
 #pragma unroll
     for (int e = 0; e < NV; ++e) cdy[e] = ndy[e], cx[e] = nx[e];
     cstat = nstat, cblock = nblock;
   }
-
-#pragma unroll
-  for (int e = 0; e < NV; ++e) {
-    const int col = col0 + (e * TH + tid) * V;
-    if constexpr (Cfg::kWeight) ln::red_add<V>(dweight + col, sum_w[e]);
-    if constexpr (Cfg::kBias) ln::red_add<V>(dbias + col, sum_b[e]);
-  }
-  ln::cluster_finish<CB>();
+  rows.add_column_sums(dweight, dbias);
+  ln::cluster_finish<S::CB>();
 }
 
 }  // namespace bandjit
