@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Call 5 on the H200 (carry build/bandjit-prev = 55907e9, build/bandjit + build/tests/bandjit_gpu_tests
-# = this commit: the register forward's statistics in one cluster reduction a row, each block's
-# squared deviations about its slice's mean combined as Chan et al.). `bench` of the H = 65536
+# = 462bd7d: the register forward's statistics in one cluster reduction a row, each block's
+# squared deviations about its slice's mean combined as Chan et al.; the staged backward
+# kernels sharing ln::StagedRows). `bench` of the H = 65536
 # rows, both binaries alternating, two rounds; with the new binary GPU tests [layer_norm],
 # `check` of issue 7's layer_norm file and `scripts/bench-rows OUT layer_norm`.
 d=bench/results/2026-12-03-layer-norm-staged-forward
