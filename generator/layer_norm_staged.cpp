@@ -88,8 +88,9 @@ LayerNormStagedTiling layer_norm_staged_tiling(std::int64_t rows, int hidden, DT
   // H = 65536: 69 → 81 %, call 1 of the record above).
   const int plain_threads = size == 4 ? 256 : kMostThreads;
   const int knob = tuning.row_block_threads;
-  LayerNormStagedTiling t = layout(hidden, size, overlap, knob ? std::min(knob, kMostThreads) : kMostThreads, tuning);
-  if (!t.staged && overlap) t = layout(hidden, size, false, knob ? std::min(knob, kMostThreads) : plain_threads, tuning);
+  const int most = knob ? std::min(knob, kMostThreads) : 0;
+  LayerNormStagedTiling t = layout(hidden, size, overlap, most ? most : overlap ? kMostThreads : plain_threads, tuning);
+  if (!t.staged && overlap) t = layout(hidden, size, false, most ? most : plain_threads, tuning);
   if (!t.staged) return t;
   // One wave of blocks (clusters), one an SM, each taking its rows in turn: as many clusters as
   // the GPU holds at once. Sized for the 132 / 4 = 33 clusters of 4 that do not all fit (30

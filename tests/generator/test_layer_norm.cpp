@@ -350,6 +350,10 @@ TEST_CASE("tiling: layer_norm_backward's staged kernel (sm_90 bulk copies)", "[t
   const auto f64k = layer_norm_staged_tiling(1024, 65536, DType::float32, on);
   CHECK((!f64k.overlap && f64k.cluster_blocks == 8 && f64k.threads == 256 && f64k.pieces_per_thread == 8));
   CHECK(f64k.stages == 3);
+  Tuning no_overlap;  // float32 without overlap takes 256-thread blocks whether asked or fallen back to
+  no_overlap.row_overlap = 1;
+  const auto f64k_plain = layer_norm_staged_tiling(1024, 65536, DType::float32, no_overlap);
+  CHECK((!f64k_plain.overlap && f64k_plain.threads == 256 && f64k_plain.cluster_blocks == 8));
   const auto f16k = layer_norm_staged_tiling(4096, 16384, DType::float32);
   CHECK((f16k.overlap && f16k.cluster_blocks == 4 && f16k.threads == 512 && f16k.pieces_per_thread == 2));
   const auto h5k = layer_norm_staged_tiling(13107, 5120, DType::float16);
