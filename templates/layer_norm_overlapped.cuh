@@ -32,11 +32,7 @@ struct Overlap {
   // written again only after the next reduction's barrier, which every thread reaches after
   // reading it. A one-warp block reduces by shuffles alone (no memory ordered).
   __device__ __forceinline__ float2 block_sum(float2 v, int parity) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
-      v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
-    }
+    v = group_sum<32>(v, nullptr);  // the warp's sum (shuffles; no scratch for one warp)
     if constexpr (W > 1) {
       if ((threadIdx.x & 31) == 0) part[parity * W + (threadIdx.x >> 5)] = v;
       __syncthreads();
