@@ -71,7 +71,7 @@ struct Shape {
 
 template <int V, class T, class Raw>
 __device__ __forceinline__ void unpack(const Raw& raw, float* out) {
-  const T* e = reinterpret_cast<const T*>(&raw);
+  const auto e = elements<T>(raw);
 #pragma unroll
   for (int c = 0; c < V; ++c) out[c] = to_float(e[c]);
 }
@@ -228,6 +228,8 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
   using T = typename Cfg::T;
   using S = Shape<Cfg>;
   constexpr int V = Cfg::kVec, Q = kQuad<V>;
+  // Element by element (not elements<T>): bfloat16 by words spilled on sm_80 (H = 12288) and
+  // measured 2–4 % slower on the H200 (bench/results/2026-12-03-bfloat16-words).
   const T* in_dy = reinterpret_cast<const T*>(&raw_dy);
   const T* in_x = reinterpret_cast<const T*>(&raw_x);
 #pragma unroll
@@ -449,12 +451,15 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
           for (int m = 0; m < M; ++m) {
             // y overwrites x in raw[m][e], element by element: no second set of registers.
-            const T* in = reinterpret_cast<const T*>(&raw[m][e]);
+            const auto in = elements<T>(raw[m][e]);
             T* out = reinterpret_cast<T*>(&raw[m][e]);
             const float mu = pick(mean, m, i), rs = pick(rstd, m, i);
+            float xq[Q];  // the quad read before any of it is overwritten
+#pragma unroll
+            for (int c = 0; c < Q; ++c) xq[c] = in[q + c];
 #pragma unroll
             for (int c = 0; c < Q; ++c) {
-              float v = (to_float(in[q + c]) - mu) * rs;
+              float v = (xq[c] - mu) * rs;
               if constexpr (Cfg::kWeight) v *= w[c];
               if constexpr (Cfg::kBias) v += b[c];
               out[q + c] = from_float<T>(v);
@@ -628,7 +633,7 @@ __device__ __forceinline__ void layer_norm_backward(const typename Cfg::T* __res
       // With prefetch, reloaded (L1) rather than kept since the sums; without, ptxas's choice.
       const float* w_again = PF ? opaque_pointer(weight) : weight;
       ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
-        const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);
+        const T* in_dy = reinterpret_cast<const T*>(&rdy[e]);  // element by element, as add_piece_sums
         const T* in_x = reinterpret_cast<const T*>(&rx[e]);
         T* out = reinterpret_cast<T*>(&rx[e]);  // dx overwrites x element by element
 #pragma unroll

@@ -149,8 +149,8 @@ struct StagedRows {
 
   // Adds piece e's Σg and Σg·x̂ (g = dy·w, x̂ = (x − mean)·rstd) to sums.
   __device__ __forceinline__ void add_sums(const Raw& rdy, const Raw& rx, int e, float2 stat, float2& sums) const {
-    const T* in_dy = reinterpret_cast<const T*>(&rdy);
-    const T* in_x = reinterpret_cast<const T*>(&rx);
+    const auto in_dy = elements<T>(rdy);
+    const auto in_x = elements<T>(rx);
 #pragma unroll
     for (int c = 0; c < V; ++c) {
       const float g = to_float(in_dy[c]) * weight_of(e, c);
@@ -181,8 +181,8 @@ struct StagedRows {
   // its dy·x̂ and dy added to the column sums.
   __device__ __forceinline__ void write_dx(T* __restrict__ dx, int it, int e, const Raw& rdy, const Raw& rx, float2 stat,
                                            float mean_g, float mean_gx) {
-    const T* in_dy = reinterpret_cast<const T*>(&rdy);
-    const T* in_x = reinterpret_cast<const T*>(&rx);
+    const auto in_dy = elements<T>(rdy);
+    const auto in_x = elements<T>(rx);
     Raw out_raw;
     T* out = reinterpret_cast<T*>(&out_raw);
 #pragma unroll

@@ -103,6 +103,20 @@ inline float to_float(__half x) { return __half2float(x); }
 template <> inline __half from_float<__half>(float x) { return __float2half_rn(x); }
 #endif
 
+// elements<T>(raw)[c]: element c of the vector of T in `raw`, as float (the device version
+// reads bfloat16 by 32-bit words; the emulator has no bfloat16).
+template <class T, class Raw>
+struct Elements {
+  const Raw& raw;
+  float operator[](int c) const {
+    T e;
+    std::memcpy(&e, reinterpret_cast<const unsigned char*>(&raw) + c * sizeof(T), sizeof(T));
+    return to_float(e);
+  }
+};
+template <class T, class Raw>
+inline Elements<T, Raw> elements(const Raw& raw) { return Elements<T, Raw>{raw}; }
+
 // ex2.approx / lg2.approx, here exact: the templates' results differ only by their rounding.
 inline float exp2_approx(float x) { return std::exp2(x); }
 inline float log2_approx(float x) { return std::log2(x); }
