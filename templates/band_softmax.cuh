@@ -137,7 +137,7 @@ __device__ __forceinline__ void band_softmax_row(typename Cfg::T* p, const void*
     const int piece = lr + e * R;
     const int j_first = piece * V - mis;
     const uint4 raw = raw_pieces[e];
-    const auto in = elements<T>(raw);
+    const T* in = reinterpret_cast<const T*>(&raw);
     if (Cfg::kKeyMask == kMaskNone && piece < pieces && j_first >= jlo && j_first + V <= jhi) {
 #pragma unroll
       for (int c = 0; c < V; ++c) x[e][c] = to_float(in[c]) * kScaleLog2e;  // every slot allowed

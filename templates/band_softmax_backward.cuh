@@ -38,8 +38,8 @@ __device__ __forceinline__ void band_softmax_backward(const typename Cfg::T* __r
     const i64 at = first + i64(piece) * V;
     const uint4 raw_p = piece < pieces ? load_row_piece(p, at, kTotal) : make_uint4(0, 0, 0, 0);
     const uint4 raw_g = piece < pieces ? load_row_piece(dp, at, kTotal) : make_uint4(0, 0, 0, 0);
-    const auto in_p = elements<T>(raw_p);
-    const auto in_g = elements<T>(raw_g);
+    const T* in_p = reinterpret_cast<const T*>(&raw_p);
+    const T* in_g = reinterpret_cast<const T*>(&raw_g);
     allowed[e] = 0;
 #pragma unroll
     for (int c = 0; c < V; ++c) {

@@ -193,7 +193,7 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
     // A piece wholly past the causal limit is not read: it becomes zeros whatever x holds.
     const bool needed = in_row && !(Cfg::kCausal && j0 > last_key);
     const Raw raw = needed ? load_piece<T, V>(x + row * L + j0) : Raw{};
-    const auto in = elements<T>(raw);
+    const T* in = reinterpret_cast<const T*>(&raw);
     if constexpr (Cfg::kMask == kMaskBool) {
       typedef typename RawPiece<V>::type MaskRaw;
       const MaskRaw mraw =
@@ -203,12 +203,15 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
       for (int c = 0; c < V; ++c) v[e][c] = removed[c] ? neg_inf() : to_float(in[c]) * Cfg::kScale;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
       const Raw araw = needed ? load_piece<T, V>(static_cast<const T*>(mask) + mask_row * L + j0) : Raw{};
-      const auto add = elements<T>(araw);
+      const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
       for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
     } else {
+      // Unmasked rows read bfloat16 by words; masked ones element by element, which measured
+      // as fast or faster (bench/results/2026-12-03-bfloat16-words).
+      const auto words = elements<T>(raw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) v[e][c] = to_float(in[c]) * Cfg::kScale;
+      for (int c = 0; c < V; ++c) v[e][c] = words[c] * Cfg::kScale;
     }
 #pragma unroll
     for (int c = 0; c < V; ++c) {
@@ -388,28 +391,26 @@ struct StagedRow {
       return;
     }
     const Raw raw = xs[slot(e)];
-    const auto in = elements<T>(raw);
-    // Boolean masks element by element: bfloat16 by words measured 1.5 % slower there (the
-    // L = 65536 staged row, bench/results/2026-12-03-bfloat16-words).
-    const T* in_t = reinterpret_cast<const T*>(&raw);
+    const T* in = reinterpret_cast<const T*>(&raw);
     constexpr float kPre = kPost == 1.f ? Cfg::kScale : 1.f;
     if constexpr (kMaskBits) {
       const unsigned bits = unsigned(removed_bits >> (e * V));
 #pragma unroll
-      for (int c = 0; c < V; ++c) u[c] = (bits >> c) & 1u ? neg_inf() : to_float(in_t[c]) * kPre;
+      for (int c = 0; c < V; ++c) u[c] = (bits >> c) & 1u ? neg_inf() : to_float(in[c]) * kPre;
     } else if constexpr (Cfg::kMask == kMaskBool) {
       const MaskRaw mraw = ms[slot(e)];
       const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
 #pragma unroll
-      for (int c = 0; c < V; ++c) u[c] = removed[c] ? neg_inf() : to_float(in_t[c]) * kPre;
+      for (int c = 0; c < V; ++c) u[c] = removed[c] ? neg_inf() : to_float(in[c]) * kPre;
     } else if constexpr (Cfg::kMask == kMaskAdditive) {
       const MaskRaw araw = ms[slot(e)];
-      const auto add = elements<T>(araw);
+      const T* add = reinterpret_cast<const T*>(&araw);
 #pragma unroll
       for (int c = 0; c < V; ++c) u[c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
     } else {
+      const auto words = elements<T>(raw);  // as load_row_exp (with a boolean mask, words measured 1.5 % slower here)
 #pragma unroll
-      for (int c = 0; c < V; ++c) u[c] = to_float(in[c]) * kPre;
+      for (int c = 0; c < V; ++c) u[c] = words[c] * kPre;
     }
     if constexpr (Cfg::kCausal) {
 #pragma unroll

@@ -37,8 +37,8 @@ __device__ __forceinline__ float load_row_grad(const typename Cfg::T* y, const t
   }
 #pragma unroll
   for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
-    const auto iy = elements<T>(g.y[e]);
-    const auto ig = elements<T>(g.dy[e]);
+    const T* iy = reinterpret_cast<const T*>(&g.y[e]);
+    const T* ig = reinterpret_cast<const T*>(&g.dy[e]);
 #pragma unroll
     for (int c = 0; c < V; ++c) dot = fmaf(to_float(iy[c]), to_float(ig[c]), dot);
   }
@@ -59,8 +59,8 @@ __device__ __forceinline__ void store_row_grad(typename Cfg::T* dx, i64 row, int
   for (int e = 0; e < Cfg::kPiecesPerThread; ++e) {
     const int piece = lane + e * Cfg::kRowThreads;
     if (!active || !piece_in_row<Cfg>(piece)) continue;
-    const auto iy = elements<T>(g.y[e]);
-    const auto ig = elements<T>(g.dy[e]);
+    const T* iy = reinterpret_cast<const T*>(&g.y[e]);
+    const T* ig = reinterpret_cast<const T*>(&g.dy[e]);
     typename GradPieces<Cfg>::Raw raw;
     T* out = reinterpret_cast<T*>(&raw);
 #pragma unroll
