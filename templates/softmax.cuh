@@ -207,8 +207,8 @@ __device__ __forceinline__ RowStats load_row_exp(const typename Cfg::T* x, const
 #pragma unroll
       for (int c = 0; c < V; ++c) v[e][c] = fmaf(to_float(in[c]), Cfg::kScale, to_float(add[c]));
     } else {
-      // Unmasked rows read bfloat16 by words; masked ones element by element, which measured
-      // as fast or faster (bench/results/2026-12-03-bfloat16-words).
+      // Unmasked rows read bfloat16 by words; masked ones element by element (boolean masks
+      // measured up to 1.5 % slower by words, additive ones unmeasured: bench/results/2026-12-03-bfloat16-words).
       const auto words = elements<T>(raw);
 #pragma unroll
       for (int c = 0; c < V; ++c) v[e][c] = words[c] * Cfg::kScale;
