@@ -73,7 +73,7 @@ template <int V, class T, class Raw>
 __device__ __forceinline__ void unpack(const Raw& raw, float* out) {
   const auto e = elements<T>(raw);
 #pragma unroll
-  for (int c = 0; c < V; ++c) out[c] = to_float(e[c]);
+  for (int c = 0; c < V; ++c) out[c] = e[c];
 }
 
 // Elements of weight/bias loaded at once: 4 (one 16-byte load) when V allows.
@@ -229,7 +229,7 @@ __device__ __forceinline__ void add_piece_sums(const Raw& raw_dy, const Raw& raw
   using S = Shape<Cfg>;
   constexpr int V = Cfg::kVec, Q = kQuad<V>;
   // Element by element (not elements<T>): bfloat16 by words spilled on sm_80 (H = 12288) and
-  // measured 2–4 % slower on the H200 (bench/results/2026-12-03-bfloat16-words).
+  // measured 1.7–3.9 % slower on the H200 (bench/results/2026-12-03-bfloat16-words).
   const T* in_dy = reinterpret_cast<const T*>(&raw_dy);
   const T* in_x = reinterpret_cast<const T*>(&raw_x);
 #pragma unroll

@@ -153,8 +153,8 @@ struct StagedRows {
     const auto in_x = elements<T>(rx);
 #pragma unroll
     for (int c = 0; c < V; ++c) {
-      const float g = to_float(in_dy[c]) * weight_of(e, c);
-      sums.x += g, sums.y += g * ((to_float(in_x[c]) - stat.x) * stat.y);
+      const float g = in_dy[c] * weight_of(e, c);
+      sums.x += g, sums.y += g * ((in_x[c] - stat.x) * stat.y);
     }
   }
   // Without clusters (the emulator): the other slices of row it, read from global memory.
@@ -187,7 +187,7 @@ struct StagedRows {
     T* out = reinterpret_cast<T*>(&out_raw);
 #pragma unroll
     for (int c = 0; c < V; ++c) {
-      const float d = to_float(in_dy[c]), xh = (to_float(in_x[c]) - stat.x) * stat.y;
+      const float d = in_dy[c], xh = (in_x[c] - stat.x) * stat.y;
       out[c] = from_float<T>(stat.y * (d * weight_of(e, c) - mean_g - xh * mean_gx));
       if constexpr (Cfg::kWeight) sum_w[e][c] += d * xh;
       if constexpr (Cfg::kBias) sum_b[e][c] += d;
