@@ -58,6 +58,7 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   LayerNormTiling t;
   const int size = static_cast<int>(element_size(dtype));
   t.vec = piece_vec(hidden, dtype);
+  if (!backward && tuning.row_vec_bytes) t.vec = std::max(1, std::min(t.vec, tuning.row_vec_bytes / size));
   t.pieces = hidden / t.vec;
   // Pieces a thread aims to hold, and the most it may hold: 32 elements (64 registers at
   // 1024 threads); the backward holds dy and x and keeps 16 of each. Tuning::row_registers
@@ -131,6 +132,7 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   t.hold_weights = backward && weight && one_chunk && t.cluster_blocks == 1 && on(tuning.row_hold_weights, false);
   // Row pairs: each weight and bias read once for both rows.
   t.row_set = rows_at_once;
+  t.weight_ahead = !backward && one_chunk && (weight || bias) && tuning.row_weight_ahead ? tuning.row_weight_ahead - 1 : 0;
   t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
   // ≤ 85 registers (768 threads) where the block size allows it.
@@ -224,6 +226,7 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       "  static constexpr int kClusterBlocks = {cb}, kRowBundle = {bundle};\n"
       "  static constexpr bool kPrefetch = {pf}, kRegisterSums = {rs}, kHoldWeights = {hw};\n"
       "  static constexpr int kRowSet = {set};\n"
+      "{wp}"
       "}};\n\n",
       fmt::arg("type", cuda_type(dtype_of(p))), fmt::arg("rows", p.at("rows").get<std::int64_t>()),
       fmt::arg("hidden", p.at("hidden").get<int>()), fmt::arg("weight", p.at("weight").get<bool>()),
@@ -232,7 +235,9 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
       fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks), fmt::arg("bundle", t.row_bundle),
       fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums), fmt::arg("hw", t.hold_weights),
-      fmt::arg("set", t.row_set));
+      fmt::arg("set", t.row_set),
+      // Emitted only when set: every other kernel's source stays byte-identical.
+      fmt::arg("wp", t.weight_ahead ? fmt::format("  static constexpr int kWeightAhead = {};\n", t.weight_ahead) : ""));
 }
 
 // The staged backward's Cfg (templates/layer_norm_staged.cuh, layer_norm_overlapped.cuh).
@@ -359,6 +364,14 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
   if (!tuning.row_pairs && size == 2 && pieces >= 128 && pieces <= 2048 && (even || pieces < 1024)) {
     t.row_pairs = 2;
     if (pieces > 1024) t.row_registers = 32, t.row_block_threads = 512;
+  }
+  // 16-bit rows of ≥ 128 16-byte pieces (H ≥ 1024) in 8-byte pieces instead: a lane's four
+  // weights (and biases) are then 16 bytes next to its neighbours', one 512-byte stretch a
+  // warp load where 16-byte pieces took two loads striding 32 bytes. float16 also loads its
+  // first piece's weight and bias with the row (bench/results/2026-12-03-weight-prefetch).
+  if (size == 2 && hidden % 8 == 0 && pieces >= 128) {
+    if (!tuning.row_vec_bytes) t.row_vec_bytes = 8;
+    if (!tuning.row_weight_ahead && dtype_of(p) == DType::float16 && pieces >= 2048) t.row_weight_ahead = 2;
   }
   return t;
 }

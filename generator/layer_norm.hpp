@@ -31,6 +31,8 @@ struct LayerNormTiling {
   bool hold_weights = false;  ///< backward, chunks = 1, no cluster, one row a unit: weights in registers
   int row_set = 1;            ///< forward: rows a thread group takes at once (2: same columns of two
                               ///< rows, one weight and bias read for both; chunks = 1, no prefetch)
+  int weight_ahead = 0;       ///< forward, one chunk: pieces whose weight and bias are loaded
+                              ///< with the row, before its statistics
   std::int64_t blocks = 1;
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };

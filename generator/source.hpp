@@ -47,6 +47,11 @@ struct Tuning {
   /// layer_norm forward (register kernel, one row a unit, no chunks, no prefetch): each thread
   /// takes two rows at once, reading each weight and bias once for both.
   int row_pairs = 0;
+  /// layer_norm forward, one chunk: pieces whose weight and bias a thread loads into
+  /// registers with the row, before its statistics, plus one (0: the generator decides).
+  int row_weight_ahead = 0;
+  /// layer_norm forward: widest piece in bytes (4, 8, 16; 0: the generator decides).
+  int row_vec_bytes = 0;
   /// layer_norm_backward's staged kernel (sm_90): rows overlapped, the next row's first pass
   /// before this row's cluster sum (switch); rows staged at once (2 … 8; 0: as many as fit, up to 4).
   int row_overlap = 0;

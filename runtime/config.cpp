@@ -90,6 +90,14 @@ int row_tuning(const char* name, std::initializer_list<int> allowed) {
   throw Error(ErrorKind::usage, fmt::format("{} = \"{}\"; allowed: {}", name, v, list));
 }
 
+int row_count(const char* name, std::initializer_list<int> allowed) {
+  const auto v = env(name);
+  if (v.empty()) return 0;
+  for (int a : allowed)
+    if (v == std::to_string(a)) return a + 1;
+  return row_tuning(name, allowed);  // not allowed: throws, naming the allowed values
+}
+
 std::array<int, 3> tpv_tiling_override() {
   const auto v = env("BANDJIT_TPV_TILING");
   if (v.empty()) return {0, 0, 0};

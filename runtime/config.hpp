@@ -31,6 +31,8 @@ int tile_diagonals_override();
 /// Row-family tuning from the environment (BANDJIT_ROW_PIECES, BANDJIT_ROW_REGISTERS,
 /// BANDJIT_ROW_BLOCK_THREADS): 0 when unset; Error(usage) for a value outside `allowed`.
 int row_tuning(const char* name, std::initializer_list<int> allowed);
+/// As row_tuning, for a knob that may be set to 0: the value plus one, 0 when unset.
+int row_count(const char* name, std::initializer_list<int> allowed);
 /// BANDJIT_TPV_TILING = "TM,KS,STAGES": band_tpv's output rows per block (32, 64, 128), band
 /// rows per slab (32, 64) and slabs in flight (2, 3, 4); zeros when unset; else Error(usage).
 std::array<int, 3> tpv_tiling_override();

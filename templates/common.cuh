@@ -42,6 +42,12 @@ template <class T> struct IsBfloat16 { static constexpr bool value = false; };
 #if defined(BANDJIT_USE_BF16)
 template <> struct IsBfloat16<__nv_bfloat16> { static constexpr bool value = true; };
 #endif
+// float16 in an 8-byte piece goes by words too: element by element, ptxas split the 64-bit
+// value into 16-bit registers (and spilled them, layer_norm H = 65536 in 8-byte pieces).
+template <class T> struct IsHalf { static constexpr bool value = false; };
+#if defined(BANDJIT_USE_FP16)
+template <> struct IsHalf<__half> { static constexpr bool value = true; };
+#endif
 template <class T, class Raw>
 struct Elements {
   const Raw& raw;
@@ -49,6 +55,12 @@ struct Elements {
     if constexpr (IsBfloat16<T>::value && sizeof(Raw) % 4 == 0) {
       const unsigned w = reinterpret_cast<const unsigned*>(&raw)[c >> 1];
       return __uint_as_float(c & 1 ? w & 0xffff0000u : w << 16);
+#if defined(BANDJIT_USE_FP16)
+    } else if constexpr (IsHalf<T>::value && sizeof(Raw) == 8) {
+      const unsigned w = unsigned(static_cast<unsigned long long>(raw) >> (32 * (c >> 1)));
+      const __half2 h = *reinterpret_cast<const __half2*>(&w);
+      return c & 1 ? __high2float(h) : __low2float(h);
+#endif
     } else {
       return to_float(reinterpret_cast<const T*>(&raw)[c]);
     }

@@ -280,6 +280,17 @@ __device__ __forceinline__ void for_each_piece(int lr, Load& load, F&& f) {
 
 }  // namespace ln
 
+// Cfg::kWeightAhead where the generator emitted it (pieces whose weight and bias a thread
+// loads with the row, before its statistics are known), else 0.
+template <class C, class = void>
+struct WeightAheadOf {
+  static constexpr int pieces = 0;
+};
+template <class C>
+struct WeightAheadOf<C, decltype(void(C::kWeightAhead))> {
+  static constexpr int pieces = C::kWeightAhead;
+};
+
 // Each block (cluster) takes kRowIterations row groups of kRowsPerBlock row sets in a row: set =
 // (blockIdx.x / CB · kRowIterations + it) · kRowsPerBlock + group; with clusters each block
 // holds one slice of the row (as in the backward). A set is kRowSet = M consecutive units
@@ -363,6 +374,24 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #endif
     };
     if (CH == 1 && !PF) load(0);
+    // Weight and bias of the first KA pieces into registers ahead of the output loop, so that
+    // their L2 latency overlaps the reductions instead of following them.
+    constexpr int KA = CH == 1 ? (WeightAheadOf<Cfg>::pieces < NV ? WeightAheadOf<Cfg>::pieces : NV) : 0;
+    float wa[KA ? KA : 1][V], ba[KA ? KA : 1][V];
+    auto weights_ahead = [&] {
+#pragma unroll
+      for (int e = 0; e < KA; ++e) {
+        const int p = S::piece(0, e, lr);
+        if (p >= P) continue;
+#pragma unroll
+        for (int q = 0; q < V; q += ln::kQuad<V>) {  // by quads, as the output loop: a unit's piece may span its rows
+          const int wc = rank * HS + p * V + q - S::row_start(p * V + q);
+          if constexpr (Cfg::kWeight) ln::load_floats<ln::kQuad<V>>(weight + wc, wa[e] + q);
+          if constexpr (Cfg::kBias) ln::load_floats<ln::kQuad<V>>(bias + wc, ba[e] + q);
+        }
+      }
+    };
+    if constexpr (KA > 0) weights_ahead();
     if constexpr (PF) {
       if (it + 1 < Cfg::kRowIterations) load_into(next, set_of(it + 1), 0);
     }
@@ -446,8 +475,13 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
           const int i = p * V + q;  // the quad's unit position (H % 4 == 0: one row of the unit)
           const int wc = col + q - S::row_start(i);
           float w[Q], b[Q];
-          if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + wc, w);
-          if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + wc, b);
+          if (e < KA) {
+#pragma unroll
+            for (int c = 0; c < Q; ++c) w[c] = wa[e < KA ? e : 0][q + c], b[c] = ba[e < KA ? e : 0][q + c];
+          } else {
+            if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + wc, w);
+            if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + wc, b);
+          }
 #pragma unroll
           for (int m = 0; m < M; ++m) {
             // y overwrites x in raw[m][e], element by element: no second set of registers.

@@ -65,6 +65,10 @@ std::vector<Tuning> all_tunings() {
                 out.push_back(t);
                 t.row_hold_weights = 0, t.row_pairs = 2;  // the forward's row pairs
                 out.push_back(t);
+                t.row_vec_bytes = 8, t.row_weight_ahead = 1 + 1;  // in 8-byte pieces, a piece's weights ahead
+                out.push_back(t);
+                t.row_pairs = 0, t.row_weight_ahead = 1 + 4;
+                out.push_back(t);
               }
             }
   return out;
@@ -106,6 +110,11 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   if (t.register_sums) CHECK((backward && t.chunks == 1 && (weight || bias)));
   if (t.hold_weights)
     CHECK((backward && weight && t.chunks == 1 && t.cluster_blocks == 1 && t.row_bundle == 1 && tuning.row_hold_weights == 2));
+  if (!backward && tuning.row_vec_bytes) CHECK(t.vec * size <= tuning.row_vec_bytes);
+  if (t.weight_ahead)
+    CHECK((!backward && t.chunks == 1 && (weight || bias) && t.weight_ahead == tuning.row_weight_ahead - 1));
+  else
+    CHECK((backward || t.chunks > 1 || !(weight || bias) || tuning.row_weight_ahead <= 1));
   if (tuning.row_prefetch == 1) CHECK_FALSE(t.prefetch);
   if (tuning.row_register_sums == 1) CHECK_FALSE(t.register_sums);
   const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
@@ -265,6 +274,25 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   CHECK(has(source("layer_norm", 4097, 16384, "float16"), "kThreads = 256"));
   CHECK(has(source("layer_norm", 16368, 4100, "float16"), "kRowBundle = 2"));
   CHECK(has(source("layer_norm", 16368, 4100, "float16"), "kThreads = 256"));
+  // The forward's 16-bit rows of H ≥ 1024 in 8-byte pieces; float16 rows of H ≥ 16384 load
+  // their first piece's weight and bias with the row; shorter rows, bfloat16 and float32 not.
+  for (const char* dtype : {"float16", "bfloat16"}) {
+    INFO(dtype);
+    const bool f16 = std::string(dtype) == "float16";
+    for (auto [rows, hidden] : {std::pair{1024, 65536}, {4096, 16384}, {4097, 16384}}) {
+      const std::string text = source("layer_norm", rows, hidden, dtype);
+      CHECK(has(text, "kVec = 4"));
+      CHECK(has(text, "kWeightAhead = 1") == f16);
+    }
+    for (auto [rows, hidden] : {std::pair{13107, 5120}, {65536, 1024}}) {
+      const std::string text = source("layer_norm", rows, hidden, dtype);
+      CHECK(has(text, "kVec = 4"));
+      CHECK_FALSE(has(text, "kWeightAhead"));
+    }
+    CHECK(has(source("layer_norm", 87381, 768, dtype), "kVec = 8"));
+  }
+  CHECK(has(source("layer_norm", 1024, 65536, "float32"), "kVec = 4"));
+  CHECK_FALSE(has(source("layer_norm", 1024, 65536, "float32"), "kWeightAhead"));
   // 16-bit H = 100 forward: an even number of rows moves as two-row units in 16-byte pieces,
   // laid out as float32 H = 100 is; an odd number, and the backward, keep 8-byte pieces.
   for (const char* dtype : {"float16", "bfloat16"}) {

@@ -51,6 +51,13 @@ struct LnCfg {
   static constexpr int kRowSet = SET;
 };
 
+// Cfg with its first KA pieces' weight and bias loaded ahead (the generator emits the member
+// only when it is set).
+template <class Cfg, int KA>
+struct Ahead : Cfg {
+  static constexpr int kWeightAhead = KA;
+};
+
 // The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
 // `generated` false (row iterations and grid the generator would only pick for far more rows
 // than the emulator runs quickly) Cfg's own layout and the grid it implies.
@@ -81,6 +88,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
   REQUIRE(t.row_bundle == Cfg::kRowBundle);
   REQUIRE(t.hold_weights == Cfg::kHoldWeights);
   REQUIRE(t.row_set == Cfg::kRowSet);
+  REQUIRE(t.weight_ahead == WeightAheadOf<Cfg>::pieces);
   return t;
 }
 
@@ -321,6 +329,24 @@ TEST_CASE("sim: layer_norm forward, two rows a thread group at once (row pairs)"
   run_forward<LnCfg<float, 65536, true, true, 3, 4, 512, 4, 1, 1, 512, 1, 8, false, false, 1, false, 2>>(true, pairs);
   // H = 100 16-bit with an even row count takes two-row units, not pairs.
   run_forward<LnCfg<__half, 100, true, true, 66, 8, 8, 4, 1, 32, 256, 1, 1, false, false, 2>>(true, pairs);
+}
+
+TEST_CASE("sim: layer_norm forward, 16-bit rows in 8-byte pieces, the first pieces' weights ahead", "[sim]") {
+  // The generator's float16 defaults for H ≥ 1024 (forward_defaults): 8-byte pieces, row pairs
+  // up to 2048 16-byte pieces, and from H = 16384 the first piece's weight and bias loaded
+  // with the row. H = 4104 (3 rows: the last pair half empty) covers its 1026 pieces unevenly
+  // (512 threads × 3); H = 65536 is four cluster slices (the emulator's path without clusters).
+  Tuning t;
+  t.row_vec_bytes = 8, t.row_pairs = 2;
+  run_forward<LnCfg<__half, 1024, true, true, 6, 4, 64, 4, 1, 4, 256, 1, 1, false, false, 1, false, 2>>(true, t);
+  run_forward<LnCfg<__half, 4104, true, true, 3, 4, 512, 3, 1, 1, 512, 1, 1, false, false, 1, false, 2>>(true, t);
+  t.row_weight_ahead = 1 + 2;  // two pieces ahead (the knob's value plus one)
+  run_forward<Ahead<LnCfg<__half, 4104, true, true, 3, 4, 512, 3, 1, 1, 512, 1, 1, false, false, 1, false, 2>, 2>>(true, t);
+  run_forward<Ahead<LnCfg<__half, 4104, true, false, 3, 4, 512, 3, 1, 1, 512, 1, 1, false, false, 1, false, 2>, 2>>(true, t);
+  t.row_weight_ahead = 1 + 1, t.row_registers = 32, t.row_block_threads = 512;
+  run_forward<Ahead<LnCfg<__half, 16384, true, true, 2, 4, 512, 8, 1, 1, 512, 1, 1, false, false, 1, false, 2>, 1>>(true, t);
+  t.row_pairs = 0, t.row_block_threads = 256;
+  run_forward<Ahead<LnCfg<__half, 65536, true, true, 3, 4, 256, 16, 1, 1, 256, 1, 4>, 1>>(true, t);
 }
 
 TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]") {
