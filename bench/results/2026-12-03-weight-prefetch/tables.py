@@ -7,7 +7,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 short = [("BANDJIT_ROW_", ""), ("WEIGHT_PREFETCH-", "L1-prefetch-"), ("VEC_BYTES-", "vec"),
          ("WEIGHT_AHEAD_LATE-1", "late"), ("WEIGHT_AHEAD-", "ahead"), ("STREAM_X-1", "stream-x"),
          ("SM_THREADS-", "sm"), ("REGISTERS-", "reg"), ("BLOCK_THREADS-", "thr"), ("PAIRS-1", "pairs")]
-for call in sorted(glob.glob(os.path.join(here, "out", "c[1-6]"))):
+for call in sorted(glob.glob(os.path.join(here, "out", "c[1-68]"))):
     print(f"## {os.path.basename(call)}\n")
     for rnd in ("r1", "r2"):
         table, names = {}, []
