@@ -77,7 +77,8 @@ void run_case(bool in_place, const Tuning& tuning = {}) {
   std::vector<unsigned char> removed(mask_rows * L);
   std::vector<double> additive(mask_rows * L);
   for (std::size_t k = 0; k < removed.size(); ++k) {
-    removed[k] = u(rng) < -0.4 || k / L == 1;
+    // Any non-zero byte removes its key (Megatron): 1 … 255, so 0x80 and 0xff are among them.
+    removed[k] = u(rng) < -0.4 || k / L == 1 ? static_cast<unsigned char>(1 + (k * 37) % 255) : 0;
     additive[k] = removed[k] ? -INFINITY : 2 * u(rng);
     // Mask row 2 holds HF's fill, finfo(float32).min, on every key: finite, so the row is a
     // plain softmax of x (float16 stores it as −inf: a fully masked row).
