@@ -140,7 +140,9 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   CHECK(row_blocks * rows_per_block >= units);
   CHECK((row_blocks - 1) * rows_per_block < units);  // no block without rows
   CHECK(t.blocks <= 2147483647);
-  if (t.vec * size < 16) CHECK(width % (2 * t.vec) != 0);  // widest that divides
+  // The widest piece that divides, up to 16 bytes or the forward's BANDJIT_ROW_VEC_BYTES.
+  const int widest = !backward && tuning.row_vec_bytes ? tuning.row_vec_bytes : 16;
+  if (t.vec * size < widest) CHECK(width % (2 * t.vec) != 0);
 }
 }  // namespace
 
