@@ -378,20 +378,17 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     // their L2 latency overlaps the reductions instead of following them.
     constexpr int KA = CH == 1 ? (WeightAheadOf<Cfg>::pieces < NV ? WeightAheadOf<Cfg>::pieces : NV) : 0;
     float wa[KA ? KA : 1][V], ba[KA ? KA : 1][V];
-    auto weights_ahead = [&] {
 #pragma unroll
-      for (int e = 0; e < KA; ++e) {
-        const int p = S::piece(0, e, lr);
-        if (p >= P) continue;
+    for (int e = 0; e < KA; ++e) {
+      const int p = S::piece(0, e, lr);
+      if (p >= P) continue;
 #pragma unroll
-        for (int q = 0; q < V; q += ln::kQuad<V>) {  // by quads, as the output loop: a unit's piece may span its rows
-          const int wc = rank * HS + p * V + q - S::row_start(p * V + q);
-          if constexpr (Cfg::kWeight) ln::load_floats<ln::kQuad<V>>(weight + wc, wa[e] + q);
-          if constexpr (Cfg::kBias) ln::load_floats<ln::kQuad<V>>(bias + wc, ba[e] + q);
-        }
+      for (int q = 0; q < V; q += ln::kQuad<V>) {  // by quads, as the output loop: a unit's piece may span its rows
+        const int wc = rank * HS + p * V + q - S::row_start(p * V + q);
+        if constexpr (Cfg::kWeight) ln::load_floats<ln::kQuad<V>>(weight + wc, wa[e] + q);
+        if constexpr (Cfg::kBias) ln::load_floats<ln::kQuad<V>>(bias + wc, ba[e] + q);
       }
-    };
-    if constexpr (KA > 0) weights_ahead();
+    }
     if constexpr (PF) {
       if (it + 1 < Cfg::kRowIterations) load_into(next, set_of(it + 1), 0);
     }
