@@ -132,7 +132,9 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   t.hold_weights = backward && weight && one_chunk && t.cluster_blocks == 1 && on(tuning.row_hold_weights, false);
   // Row pairs: each weight and bias read once for both rows.
   t.row_set = rows_at_once;
-  t.weight_ahead = !backward && one_chunk && (weight || bias) && tuning.row_weight_ahead ? tuning.row_weight_ahead - 1 : 0;
+  t.weight_ahead = !backward && one_chunk && (weight || bias) && tuning.row_weight_ahead
+                       ? std::min(tuning.row_weight_ahead - 1, t.pieces_per_thread)  // as the template clamps it
+                       : 0;
   t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
   // ≤ 85 registers (768 threads) where the block size allows it.
@@ -175,6 +177,7 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
   if (layer_norm_wants_units(rows, hidden, dtype, backward, tuning)) {
     Tuning unit_tuning = tuning;
     unit_tuning.row_pairs = 1;  // units or pairs, not both (pairs take one row a unit)
+    unit_tuning.row_vec_bytes = 0;  // a unit exists for its 16-byte pieces (BANDJIT_ROW_VEC_BYTES: one-row units)
     LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, unit_tuning);
     if (t.cluster_blocks == 1 && t.chunks == 1) {
       t.row_bundle = 2;
@@ -371,7 +374,8 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
   // first piece's weight and bias with the row (bench/results/2026-12-03-weight-prefetch).
   if (size == 2 && hidden % 8 == 0 && pieces >= 128) {
     if (!tuning.row_vec_bytes) t.row_vec_bytes = 8;
-    if (!tuning.row_weight_ahead && dtype_of(p) == DType::float16 && pieces >= 2048) t.row_weight_ahead = 2;
+    if (!tuning.row_weight_ahead && dtype_of(p) == DType::float16 && pieces >= 2048 && t.row_vec_bytes == 8)
+      t.row_weight_ahead = 2;
   }
   return t;
 }

@@ -474,7 +474,10 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
           float w[Q], b[Q];
           if (e < KA) {
 #pragma unroll
-            for (int c = 0; c < Q; ++c) w[c] = wa[e < KA ? e : 0][q + c], b[c] = ba[e < KA ? e : 0][q + c];
+            for (int c = 0; c < Q; ++c) {
+              if constexpr (Cfg::kWeight) w[c] = wa[e < KA ? e : 0][q + c];
+              if constexpr (Cfg::kBias) b[c] = ba[e < KA ? e : 0][q + c];
+            }
           } else {
             if constexpr (Cfg::kWeight) ln::load_floats<Q>(weight + wc, w);
             if constexpr (Cfg::kBias) ln::load_floats<Q>(bias + wc, b);

@@ -46,7 +46,8 @@ TEST_CASE("generator: layer_norm parameters are validated with field and range",
 }
 
 namespace {
-// Every BANDJIT_ROW_* value the environment parser allows (runtime/kernel_cache.cpp), and 0.
+// Every BANDJIT_ROW_* value the environment parser allows (runtime/kernel_cache.cpp), and 0
+// (weights ahead: 0, 1, 4 and 8 pieces).
 std::vector<Tuning> all_tunings() {
   std::vector<Tuning> out;
   for (int pieces : {0, 1, 2, 4, 8})
@@ -65,8 +66,11 @@ std::vector<Tuning> all_tunings() {
                 out.push_back(t);
                 t.row_hold_weights = 0, t.row_pairs = 2;  // the forward's row pairs
                 out.push_back(t);
-                t.row_vec_bytes = 8, t.row_weight_ahead = 1 + 1;  // in 8-byte pieces, a piece's weights ahead
-                out.push_back(t);
+                for (int vec_bytes : {4, 8, 16})  // the forward's piece width, and weights ahead (value + 1)
+                  for (int ahead : {1, 2, 9}) {
+                    t.row_vec_bytes = vec_bytes, t.row_weight_ahead = ahead;
+                    out.push_back(t);
+                  }
                 t.row_pairs = 0, t.row_weight_ahead = 1 + 4;
                 out.push_back(t);
               }
@@ -79,7 +83,8 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   INFO("hidden " << hidden << " dtype " << to_string(dt) << (backward ? " backward" : " forward") << " rows " << rows
                  << " pieces " << tuning.row_pieces << " registers " << tuning.row_registers << " block "
                  << tuning.row_block_threads << " waves " << tuning.row_waves << " prefetch " << tuning.row_prefetch
-                 << " register sums " << tuning.row_register_sums);
+                 << " register sums " << tuning.row_register_sums << " vec bytes " << tuning.row_vec_bytes
+                 << " ahead + 1 " << tuning.row_weight_ahead);
   const int size = static_cast<int>(element_size(dt));
   // Two-row units exactly where two 16-bit rows make a 16-byte multiple and one does not,
   // unless the unit would need a cluster or chunks.
@@ -110,9 +115,11 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   if (t.register_sums) CHECK((backward && t.chunks == 1 && (weight || bias)));
   if (t.hold_weights)
     CHECK((backward && weight && t.chunks == 1 && t.cluster_blocks == 1 && t.row_bundle == 1 && tuning.row_hold_weights == 2));
-  if (!backward && tuning.row_vec_bytes) CHECK(t.vec * size <= tuning.row_vec_bytes);
+  if (!backward && tuning.row_vec_bytes && t.row_bundle == 1) CHECK(t.vec * size <= tuning.row_vec_bytes);
+  if (t.row_bundle == 2) CHECK(t.vec * size == 16);  // what a unit is for (the template asserts it)
   if (t.weight_ahead)
-    CHECK((!backward && t.chunks == 1 && (weight || bias) && t.weight_ahead == tuning.row_weight_ahead - 1));
+    CHECK((!backward && t.chunks == 1 && (weight || bias) &&
+           t.weight_ahead == std::min(tuning.row_weight_ahead - 1, t.pieces_per_thread)));
   else
     CHECK((backward || t.chunks > 1 || !(weight || bias) || tuning.row_weight_ahead <= 1));
   if (tuning.row_prefetch == 1) CHECK_FALSE(t.prefetch);
@@ -141,7 +148,7 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   CHECK((row_blocks - 1) * rows_per_block < units);  // no block without rows
   CHECK(t.blocks <= 2147483647);
   // The widest piece that divides, up to 16 bytes or the forward's BANDJIT_ROW_VEC_BYTES.
-  const int widest = !backward && tuning.row_vec_bytes ? tuning.row_vec_bytes : 16;
+  const int widest = !backward && tuning.row_vec_bytes && t.row_bundle == 1 ? tuning.row_vec_bytes : 16;
   if (t.vec * size < widest) CHECK(width % (2 * t.vec) != 0);
 }
 }  // namespace

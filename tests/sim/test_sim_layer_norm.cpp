@@ -309,6 +309,11 @@ TEST_CASE("sim: layer_norm, two 16-bit rows of H ≡ 4 (mod 8) as one unit of 16
   run_backward<LnCfg<__half, 516, true, true, 16, 8, 64, 3, 1, 4, 256, 1, 1, false, false, 2>>(false);
   run_forward<LnCfg<__half, 516, false, false, 16, 8, 64, 3, 1, 4, 256, 1, 1, false, false, 2>>(false);
   run_forward<LnCfg<__half, 100, true, false, 302, 8, 8, 4, 1, 32, 256, 4, 1, true, false, 2>>(false);
+  // Units with every piece's weights ahead: piece 12 of H = 100 straddles the two rows, so the
+  // ahead loads take each quad's row start as the output loop does (KA 8 clamps to NV = 4);
+  // bias only, with prefetch, units in turn.
+  run_forward<Ahead<LnCfg<__half, 100, true, true, 66, 8, 8, 4, 1, 32, 256, 1, 1, false, false, 2>, 8>>(false);
+  run_forward<Ahead<LnCfg<__half, 100, false, true, 302, 8, 8, 4, 1, 32, 256, 4, 1, true, false, 2>, 4>>(false);
 }
 
 TEST_CASE("sim: layer_norm forward, a row split over the blocks of a cluster", "[sim]") {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# SASS of each kernel's generated source compiled against HEAD's templates (/tmp/headinc) and the working tree's (/tmp/inc).
+# SASS of each kernel's generated source compiled against 0c9b281's templates (/tmp/headinc/bandjit,
+# from `git archive 0c9b281 templates`) and this change's (/tmp/inc/bandjit -> templates/); CU: a cuobjdump.
 cd /work/main
 export CU=/tmp/tv/lib/python3.11/site-packages/triton/backends/nvidia/bin/cuobjdump
 one() {  # file index family
