@@ -103,8 +103,9 @@ inline float to_float(__half x) { return __half2float(x); }
 template <> inline __half from_float<__half>(float x) { return __float2half_rn(x); }
 #endif
 
-// elements<T>(raw)[c]: element c of the vector of T in `raw`, as float (the device version
-// reads bfloat16 by 32-bit words; the emulator has no bfloat16).
+// elements<T>(raw)[c]: element c of the vector of T in `raw`, as float. The device version
+// reads bfloat16, and float16 in 8-byte pieces, by 32-bit words: that path runs only on the
+// GPU (GPU tests, `check`); the emulator has no bfloat16.
 template <class T, class Raw>
 struct Elements {
   const Raw& raw;
