@@ -79,23 +79,20 @@ int tile_diagonals_override() {
   return n;
 }
 
-int row_tuning(const char* name, std::initializer_list<int> allowed) {
+int row_count(const char* name, std::initializer_list<int> allowed) {
   const auto v = env(name);
   if (v.empty()) return 0;
   std::string list;
   for (int a : allowed) {
-    if (v == std::to_string(a)) return a;
+    if (v == std::to_string(a)) return a + 1;
     list += (list.empty() ? "" : ", ") + std::to_string(a);
   }
   throw Error(ErrorKind::usage, fmt::format("{} = \"{}\"; allowed: {}", name, v, list));
 }
 
-int row_count(const char* name, std::initializer_list<int> allowed) {
-  const auto v = env(name);
-  if (v.empty()) return 0;
-  for (int a : allowed)
-    if (v == std::to_string(a)) return a + 1;
-  return row_tuning(name, allowed);  // not allowed: throws, naming the allowed values
+int row_tuning(const char* name, std::initializer_list<int> allowed) {
+  const int n = row_count(name, allowed);  // the allowed values exclude 0: 0 stays "unset"
+  return n ? n - 1 : 0;
 }
 
 std::array<int, 3> tpv_tiling_override() {

@@ -374,6 +374,8 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #endif
     };
     if (CH == 1 && !PF) load(0);
+    // Column of weight and bias for quad q of piece p (H % 4 == 0: a quad lies in one row of the unit).
+    auto weight_column = [&](int p, int q) { return rank * HS + p * V + q - S::row_start(p * V + q); };
     // Weight and bias of the first KA pieces into registers ahead of the output loop, so that
     // their L2 latency overlaps the reductions instead of following them.
     constexpr int KA = CH == 1 ? (WeightAheadOf<Cfg>::pieces < NV ? WeightAheadOf<Cfg>::pieces : NV) : 0;
@@ -384,7 +386,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
       if (p >= P) continue;
 #pragma unroll
       for (int q = 0; q < V; q += ln::kQuad<V>) {  // by quads, as the output loop: a unit's piece may span its rows
-        const int wc = rank * HS + p * V + q - S::row_start(p * V + q);
+        const int wc = weight_column(p, q);
         if constexpr (Cfg::kWeight) ln::load_floats<ln::kQuad<V>>(weight + wc, wa[e] + q);
         if constexpr (Cfg::kBias) ln::load_floats<ln::kQuad<V>>(bias + wc, ba[e] + q);
       }
@@ -465,12 +467,11 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 
     if (active) {  // every thread took part in the reductions
       ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
-        const int col = rank * HS + p * V;
 #pragma unroll
         for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
           constexpr int Q = ln::kQuad<V>;
-          const int i = p * V + q;  // the quad's unit position (H % 4 == 0: one row of the unit)
-          const int wc = col + q - S::row_start(i);
+          const int i = p * V + q;  // the quad's unit position
+          const int wc = weight_column(p, q);
           float w[Q], b[Q];
           if (e < KA) {
 #pragma unroll
