@@ -101,7 +101,7 @@ json key_fields(const RowProblem& p, bool backward) {
   return k;
 }
 
-std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward) {
+std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, bool head_order) {
   const bool per_query = !backward && p.per_query();
   const char* mask = p.mask == "boolean" ? "bandjit::kMaskBool" : p.mask == "additive" ? "bandjit::kMaskAdditive" : "bandjit::kMaskNone";
   return fmt::format(
@@ -118,6 +118,7 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       "  static constexpr int kRowThreads = {row_threads}, kPiecesPerThread = {per_thread};\n"
       "  static constexpr int kCluster = {cluster}, kRowsPerBlock = {rpb}, kThreads = {threads};\n"
       "  static constexpr bool kStaged = {staged};\n"
+      "{head_order}"
       "}};\n",
       fmt::arg("type", cuda_type(p.dtype)), fmt::arg("rows", p.rows), fmt::arg("L", p.L),
       fmt::arg("heads", per_query ? p.heads : 1), fmt::arg("queries", per_query ? p.queries : 1),
@@ -125,7 +126,15 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("mask", backward ? "bandjit::kMaskNone" : mask), fmt::arg("causal", !backward && p.causal),
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
-      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged));
+      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged),
+      fmt::arg("head_order", head_order ? "  static constexpr bool kHeadOrder = true;  // blocks take rows head-fastest\n" : ""));
+}
+
+// Whether blocks take the rows head-fastest (templates/softmax.cuh, HeadOrderOf): the
+// forward of a per-query mask over several heads and queries, so that the heads sharing a
+// mask row run together (Tuning::row_head_order; off by default).
+bool head_order(const RowProblem& p, bool backward, const Tuning& tuning) {
+  return !backward && p.per_query() && p.mask != "none" && p.heads > 1 && p.queries > 1 && tuning.row_head_order == 2;
 }
 
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
@@ -188,7 +197,7 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       "  {call};\n"
       "}}\n",
       fmt::arg("family", family), fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
-      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward)),
+      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, head_order(p, backward, tuning))),
       fmt::arg("cluster", cluster), fmt::arg("alias", backward ? "dy and dx" : "x and y"),
       fmt::arg("threads", t.threads),
       fmt::arg("name", s.kernel_name), fmt::arg("params", params), fmt::arg("call", call));

@@ -56,6 +56,9 @@ struct Tuning {
   /// before this row's cluster sum (switch); rows staged at once (2 … 8; 0: as many as fit, up to 4).
   int row_overlap = 0;
   int row_stages = 0;
+  /// scale_mask_softmax forward with a per-query mask over several heads and queries: blocks
+  /// take the rows head-fastest, so the heads sharing a mask row run together (switch).
+  int row_head_order = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

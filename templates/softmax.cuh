@@ -151,6 +151,26 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
 }
 #endif
 
+// Cfg::kHeadOrder where the generator emitted it, else false.
+template <class C, class = void>
+struct HeadOrderOf {
+  static constexpr bool value = false;
+};
+template <class C>
+struct HeadOrderOf<C, decltype(void(C::kHeadOrder))> {
+  static constexpr bool value = C::kHeadOrder;
+};
+
+// With kHeadOrder blocks take the rows [batch, heads, queries] head-fastest: the k-th row
+// taken is (b, h, q) for k = (b·Q + q)·heads + h, so the heads that share a mask row
+// [b, 1, q] run at the same time and read it while it is in the L2.
+template <class Cfg>
+__device__ __forceinline__ i64 row_of_head_order(i64 k) {
+  constexpr int NH = Cfg::kHeads, Q = Cfg::kQueries;
+  const i64 h = k % NH, bq = k / NH;  // bq = b·Q + q
+  return (bq / Q * NH + h) * Q + bq % Q;
+}
+
 // Where this thread works: row, and its lane among the row's kRowThreads threads (rank
 // `rank` of a cluster row covers lanes rank · kThreads …).
 template <class Cfg>
@@ -168,6 +188,9 @@ struct RowLane {
       row = blockIdx.x / Cfg::kCluster;
       lane = rank * Cfg::kThreads + threadIdx.x;
       active = true;
+    }
+    if constexpr (HeadOrderOf<Cfg>::value) {
+      if (active) row = row_of_head_order<Cfg>(row);
     }
   }
 };

@@ -7,6 +7,7 @@
 #define __shared__ static  // the block's fixed shared arrays (blocks run one at a time)
 #include "bandjit/softmax_backward.cuh"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -210,4 +211,40 @@ TEST_CASE("sim: softmax forward staged through shared memory", "[sim]") {
   // L = 5120 float32, additive mask and causal: 5 warps × 8 pieces.
   run_case<SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 160, 8, 1, 1, 160, true>,
            SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 320, 4, 1, 1, 320>>(true, staged);
+}
+
+namespace {
+// A forward Cfg whose blocks take the rows head-fastest (Tuning::row_head_order).
+template <class Base>
+struct HeadOrdered : Base {
+  static constexpr bool kHeadOrder = true;
+};
+}  // namespace
+
+TEST_CASE("sim: softmax forward with blocks taking the rows head-fastest", "[sim]") {
+  using Few = HeadOrdered<SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 16, 2, 1, 4, 64>>;
+  STATIC_REQUIRE(HeadOrderOf<Few>::value);
+  // The k-th row taken: every head of one mask row [b, 1, q] in turn, then the next query.
+  std::vector<int> seen(Few::kRows, 0);
+  for (long long k = 0; k < Few::kRows; ++k) {
+    const long long row = row_of_head_order<Few>(k);
+    REQUIRE(row >= 0);
+    REQUIRE(row < Few::kRows);
+    ++seen[row];
+    const long long b = row / (Few::kHeads * Few::kQueries), h = row / Few::kQueries % Few::kHeads, q = row % Few::kQueries;
+    CHECK(k == (b * Few::kQueries + q) * Few::kHeads + h);
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == Few::kRows);
+  Tuning on;
+  on.row_head_order = 2;
+  // L = 100 float32, 4 rows a block over 30 rows (a last block half empty): boolean mask, causal.
+  run_case<Few, SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 16, 2, 1, 4, 64>>(false, on);
+  // L = 100 float16 with an additive mask, in place.
+  run_case<HeadOrdered<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>,
+           SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(true, on);
+  // L = 32768 float16 staged with a boolean mask, rows spanning 2 blocks × 256 threads: 2 heads × 3 queries.
+  on.row_block_threads = 256;
+  on.row_staged = 2;
+  run_case<HeadOrdered<SmCfg<__half, 6, 32768, 2, 3, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>>,
+           SmCfg<__half, 6, 32768, 2, 3, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, on);
 }
