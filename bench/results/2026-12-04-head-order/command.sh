@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# First call (carry build/bandjit = the head-order knob on b0fd… see README): issue 7's
+# First call (carry build/bandjit = d43ac2d, the head-order knob): issue 7's
 # boolean-masked 16-bit softmax rows with blocks taking the rows head-fastest
 # (BANDJIT_ROW_HEAD_ORDER=1) against the default, two rounds in opposite order, with `check`
 # of the same shapes under each setting; then the rows below 80 % at 1, 2 and 4 times
