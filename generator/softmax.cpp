@@ -101,7 +101,7 @@ json key_fields(const RowProblem& p, bool backward) {
   return k;
 }
 
-std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, bool head_order) {
+std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, int head_group) {
   const bool per_query = !backward && p.per_query();
   const char* mask = p.mask == "boolean" ? "bandjit::kMaskBool" : p.mask == "additive" ? "bandjit::kMaskAdditive" : "bandjit::kMaskNone";
   return fmt::format(
@@ -127,14 +127,18 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
       fmt::arg("threads", t.threads), fmt::arg("staged", t.staged),
-      fmt::arg("head_order", head_order ? "  static constexpr bool kHeadOrder = true;  // blocks take rows head-fastest\n" : ""));
+      fmt::arg("head_order",
+               head_group ? fmt::format("  static constexpr int kHeadGroup = {};  // queries a head takes before the next head's\n", head_group)
+                          : ""));
 }
 
-// Whether blocks take the rows head-fastest (templates/softmax.cuh, HeadOrderOf): the
-// forward of a per-query mask over several heads and queries, so that the heads sharing a
-// mask row run together (Tuning::row_head_order; off by default).
-bool head_order(const RowProblem& p, bool backward, const Tuning& tuning) {
-  return !backward && p.per_query() && p.mask != "none" && p.heads > 1 && p.queries > 1 && tuning.row_head_order == 2;
+// Queries a head's rows take before the next head's (templates/softmax.cuh, HeadGroupOf), or 0
+// for rows in memory order: the forward of a per-query mask over several heads, where the
+// group divides the queries and is fewer (Tuning::row_head_group; off by default).
+int head_group(const RowProblem& p, bool backward, const Tuning& tuning) {
+  const int g = tuning.row_head_group;
+  const bool applies = !backward && p.per_query() && p.mask != "none" && p.heads > 1;
+  return applies && g > 0 && g < p.queries && p.queries % g == 0 ? g : 0;
 }
 
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
@@ -197,7 +201,7 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       "  {call};\n"
       "}}\n",
       fmt::arg("family", family), fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
-      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, head_order(p, backward, tuning))),
+      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, head_group(p, backward, tuning))),
       fmt::arg("cluster", cluster), fmt::arg("alias", backward ? "dy and dx" : "x and y"),
       fmt::arg("threads", t.threads),
       fmt::arg("name", s.kernel_name), fmt::arg("params", params), fmt::arg("call", call));

@@ -57,8 +57,9 @@ struct Tuning {
   int row_overlap = 0;
   int row_stages = 0;
   /// scale_mask_softmax forward with a per-query mask over several heads and queries: blocks
-  /// take the rows head-fastest, so the heads sharing a mask row run together (switch).
-  int row_head_order = 0;
+  /// take G queries of a head, then the same G of the next head, so the heads sharing a mask
+  /// row run together (G = 1, 2, 4, … 64; 0: rows in memory order).
+  int row_head_group = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

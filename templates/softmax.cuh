@@ -151,24 +151,26 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
 }
 #endif
 
-// Cfg::kHeadOrder where the generator emitted it, else false.
+// Cfg::kHeadGroup where the generator emitted it, else 0 (rows in memory order).
 template <class C, class = void>
-struct HeadOrderOf {
-  static constexpr bool value = false;
+struct HeadGroupOf {
+  static constexpr int value = 0;
 };
 template <class C>
-struct HeadOrderOf<C, decltype(void(C::kHeadOrder))> {
-  static constexpr bool value = C::kHeadOrder;
+struct HeadGroupOf<C, decltype(void(C::kHeadGroup))> {
+  static constexpr int value = C::kHeadGroup;
 };
 
-// With kHeadOrder blocks take the rows [batch, heads, queries] head-fastest: the k-th row
-// taken is (b, h, q) for k = (b·Q + q)·heads + h, so the heads that share a mask row
-// [b, 1, q] run at the same time and read it while it is in the L2.
+// With kHeadGroup = G (dividing kQueries) blocks take the rows [batch, heads, queries] G
+// queries of a head at a time, then the same G queries of the next head: the k-th row taken
+// is (b, h, g·G + i) for k = ((b·Q/G + g)·heads + h)·G + i, so the heads that share a mask
+// row [b, 1, q] run close together and read it while it is in the L2.
 template <class Cfg>
-__device__ __forceinline__ i64 row_of_head_order(i64 k) {
-  constexpr int NH = Cfg::kHeads, Q = Cfg::kQueries;
-  const i64 h = k % NH, bq = k / NH;  // bq = b·Q + q
-  return (bq / Q * NH + h) * Q + bq % Q;
+__device__ __forceinline__ i64 row_of_head_group(i64 k) {
+  constexpr int G = HeadGroupOf<Cfg>::value, NH = Cfg::kHeads, NG = Cfg::kQueries / G;
+  static_assert(G > 0 && Cfg::kQueries % G == 0, "a head group divides the queries");
+  const i64 i = k % G, run = k / G, h = run % NH, bg = run / NH;  // bg = b·NG + g
+  return (bg / NG * NH + h) * Cfg::kQueries + bg % NG * G + i;
 }
 
 // Where this thread works: row, and its lane among the row's kRowThreads threads (rank
@@ -189,8 +191,8 @@ struct RowLane {
       lane = rank * Cfg::kThreads + threadIdx.x;
       active = true;
     }
-    if constexpr (HeadOrderOf<Cfg>::value) {
-      if (active) row = row_of_head_order<Cfg>(row);
+    if constexpr (HeadGroupOf<Cfg>::value > 0) {
+      if (active) row = row_of_head_group<Cfg>(row);
     }
   }
 };

@@ -196,21 +196,25 @@ TEST_CASE("generator: the softmax sets and their shorthands", "[generator]") {
   CHECK_THROWS_AS(expand_ops("softmax", "scale_mask_softmax", ""), Error);
 }
 
-TEST_CASE("generator: rows head-fastest only where asked and where heads share a mask row", "[generator]") {
+TEST_CASE("generator: rows a group of queries a head at a time only where asked and where heads share a mask row", "[generator]") {
   const Family& f = find_family("scale_mask_softmax");
   Tuning on;
-  on.row_head_order = 2;
-  const std::string kOn = "kHeadOrder = true;";
-  CHECK_FALSE(has(f.generate(megatron()).text, kOn));  // off by default
+  on.row_head_group = 16;
+  const std::string kOn = "kHeadGroup = 16;";
+  CHECK_FALSE(has(f.generate(megatron()).text, "kHeadGroup"));  // off by default
   CHECK(has(f.generate(megatron(), on).text, kOn));
-  json additive = megatron(), unmasked = megatron(), one_head = megatron(), one_query = megatron();
+  json additive = megatron(), unmasked = megatron(), one_head = megatron(), few_queries = megatron(), uneven = megatron();
   additive["mask"] = "additive";
   unmasked["mask"] = "none";
   one_head["heads"] = 1;
-  one_query["queries"] = 1;
+  few_queries["queries"] = 16;
+  uneven["queries"] = 24;
   CHECK(has(f.generate(additive, on).text, kOn));
-  CHECK_FALSE(has(f.generate(unmasked, on).text, kOn));  // no mask row to share
-  CHECK_FALSE(has(f.generate(one_head, on).text, kOn));  // the order would not change
-  CHECK_FALSE(has(f.generate(one_query, on).text, kOn));
-  CHECK_FALSE(has(find_family("scale_mask_softmax_backward").generate(megatron(), on).text, kOn));
+  CHECK_FALSE(has(f.generate(unmasked, on).text, "kHeadGroup"));     // no mask row to share
+  CHECK_FALSE(has(f.generate(one_head, on).text, "kHeadGroup"));     // the order would not change
+  CHECK_FALSE(has(f.generate(few_queries, on).text, "kHeadGroup"));  // a group of every query: memory order
+  CHECK_FALSE(has(f.generate(uneven, on).text, "kHeadGroup"));       // 16 does not divide 24
+  CHECK_FALSE(has(find_family("scale_mask_softmax_backward").generate(megatron(), on).text, "kHeadGroup"));
+  on.row_head_group = 1;
+  CHECK(has(f.generate(few_queries, on).text, "kHeadGroup = 1;"));
 }

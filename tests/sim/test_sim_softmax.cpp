@@ -214,37 +214,47 @@ TEST_CASE("sim: softmax forward staged through shared memory", "[sim]") {
 }
 
 namespace {
-// A forward Cfg whose blocks take the rows head-fastest (Tuning::row_head_order).
-template <class Base>
-struct HeadOrdered : Base {
-  static constexpr bool kHeadOrder = true;
+// A forward Cfg whose blocks take G queries of a head, then the next head's (Tuning::row_head_group).
+template <class Base, int G>
+struct HeadGrouped : Base {
+  static constexpr int kHeadGroup = G;
 };
+
+// The k-th row taken is (b, h, g·G + i) for k = ((b·Q/G + g)·heads + h)·G + i: every row once.
+template <class Cfg>
+void check_head_group_order() {
+  constexpr long long NH = Cfg::kHeads, Q = Cfg::kQueries, G = Cfg::kHeadGroup;
+  INFO("heads " << NH << " queries " << Q << " group " << G);
+  STATIC_REQUIRE(HeadGroupOf<Cfg>::value == G);
+  std::vector<int> seen(Cfg::kRows, 0);
+  for (long long k = 0; k < Cfg::kRows; ++k) {
+    const long long row = row_of_head_group<Cfg>(k);
+    REQUIRE(row >= 0);
+    REQUIRE(row < Cfg::kRows);
+    ++seen[row];
+    const long long b = row / (NH * Q), h = row / Q % NH, q = row % Q;
+    CHECK(k == ((b * (Q / G) + q / G) * NH + h) * G + q % G);
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == Cfg::kRows);
+}
 }  // namespace
 
-TEST_CASE("sim: softmax forward with blocks taking the rows head-fastest", "[sim]") {
-  using Few = HeadOrdered<SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 16, 2, 1, 4, 64>>;
-  STATIC_REQUIRE(HeadOrderOf<Few>::value);
-  // The k-th row taken: every head of one mask row [b, 1, q] in turn, then the next query.
-  std::vector<int> seen(Few::kRows, 0);
-  for (long long k = 0; k < Few::kRows; ++k) {
-    const long long row = row_of_head_order<Few>(k);
-    REQUIRE(row >= 0);
-    REQUIRE(row < Few::kRows);
-    ++seen[row];
-    const long long b = row / (Few::kHeads * Few::kQueries), h = row / Few::kQueries % Few::kHeads, q = row % Few::kQueries;
-    CHECK(k == (b * Few::kQueries + q) * Few::kHeads + h);
-  }
-  CHECK(std::count(seen.begin(), seen.end(), 1) == Few::kRows);
-  Tuning on;
-  on.row_head_order = 2;
-  // L = 100 float32, 4 rows a block over 30 rows (a last block half empty): boolean mask, causal.
-  run_case<Few, SmCfg<float, 30, 100, 3, 5, kMaskBool, true, 4, 16, 2, 1, 4, 64>>(false, on);
+TEST_CASE("sim: softmax forward with blocks taking the rows a group of queries a head at a time", "[sim]") {
+  using Few = SmCfg<float, 60, 100, 3, 10, kMaskBool, true, 4, 16, 2, 1, 4, 64>;  // batch 2, 3 heads, 10 queries
+  check_head_group_order<HeadGrouped<Few, 1>>();
+  check_head_group_order<HeadGrouped<Few, 2>>();
+  check_head_group_order<HeadGrouped<Few, 5>>();
+  Tuning none;
+  // L = 100 float32, 4 rows a block over 60 rows (a last block of 0 … 3 live rows), boolean mask, causal.
+  run_case<HeadGrouped<Few, 1>, Few>(false, none);
+  run_case<HeadGrouped<Few, 5>, Few>(false, none);
   // L = 100 float16 with an additive mask, in place.
-  run_case<HeadOrdered<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>,
-           SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(true, on);
-  // L = 32768 float16 staged with a boolean mask, rows spanning 2 blocks × 256 threads: 2 heads × 3 queries.
-  on.row_block_threads = 256;
-  on.row_staged = 2;
-  run_case<HeadOrdered<SmCfg<__half, 6, 32768, 2, 3, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>>,
-           SmCfg<__half, 6, 32768, 2, 3, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, on);
+  run_case<HeadGrouped<SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>, 2>,
+           SmCfg<__half, 24, 100, 2, 4, kMaskAdditive, false, 4, 8, 4, 1, 8, 64>>(true, none);
+  // L = 32768 float16 staged with a boolean mask, rows spanning 2 blocks × 256 threads: 2 heads × 4 queries.
+  Tuning staged;
+  staged.row_block_threads = 256;
+  staged.row_staged = 2;
+  run_case<HeadGrouped<SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>, 2>,
+           SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, staged);
 }
