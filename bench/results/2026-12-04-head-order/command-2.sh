@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Second call (carry build/bandjit = the BANDJIT_ROW_HEAD_GROUP knob, see README): the
+# Second call (carry build/bandjit = abea0ae): the
 # boolean-masked 16-bit softmax forward with blocks taking G queries of a head at a time
 # (G = 1 … 32) against the default, two rounds in opposite order, `check` under each setting
 # in round 1; Nsight Compute's DRAM bytes and L2 hit rate of the float16 L = 65536 forward
