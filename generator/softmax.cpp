@@ -101,7 +101,13 @@ json key_fields(const RowProblem& p, bool backward) {
   return k;
 }
 
-std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, int head_group) {
+std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, int head_group, int mask_load) {
+  // Emitted only when set, so that the other kernels' sources stay as they were.
+  std::string extra;
+  if (head_group)
+    extra += fmt::format("  static constexpr int kHeadGroup = {};  // queries a head takes before the next head's\n", head_group);
+  if (mask_load)
+    extra += fmt::format("  static constexpr int kMaskLoad = {};  // boolean mask bytes: 1 through the L1, 2 past it\n", mask_load);
   const bool per_query = !backward && p.per_query();
   const char* mask = p.mask == "boolean" ? "bandjit::kMaskBool" : p.mask == "additive" ? "bandjit::kMaskAdditive" : "bandjit::kMaskNone";
   return fmt::format(
@@ -118,7 +124,7 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       "  static constexpr int kRowThreads = {row_threads}, kPiecesPerThread = {per_thread};\n"
       "  static constexpr int kCluster = {cluster}, kRowsPerBlock = {rpb}, kThreads = {threads};\n"
       "  static constexpr bool kStaged = {staged};\n"
-      "{head_order}"
+      "{extra}"
       "}};\n",
       fmt::arg("type", cuda_type(p.dtype)), fmt::arg("rows", p.rows), fmt::arg("L", p.L),
       fmt::arg("heads", per_query ? p.heads : 1), fmt::arg("queries", per_query ? p.queries : 1),
@@ -127,9 +133,7 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
       fmt::arg("threads", t.threads), fmt::arg("staged", t.staged),
-      fmt::arg("head_order",
-               head_group ? fmt::format("  static constexpr int kHeadGroup = {};  // queries a head takes before the next head's\n", head_group)
-                          : ""));
+      fmt::arg("extra", extra));
 }
 
 // Queries a head's rows take before the next head's (templates/softmax.cuh, HeadGroupOf), or 0
@@ -201,7 +205,8 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       "  {call};\n"
       "}}\n",
       fmt::arg("family", family), fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
-      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, head_group(p, backward, tuning))),
+      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, head_group(p, backward, tuning),
+                                                     t.staged && p.mask == "boolean" ? tuning.row_mask_load : 0)),
       fmt::arg("cluster", cluster), fmt::arg("alias", backward ? "dy and dx" : "x and y"),
       fmt::arg("threads", t.threads),
       fmt::arg("name", s.kernel_name), fmt::arg("params", params), fmt::arg("call", call));

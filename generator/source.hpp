@@ -60,6 +60,9 @@ struct Tuning {
   /// take G queries of a head, then the same G of the next head, so the heads sharing a mask
   /// row run together (G = 1, 2, 4, … 64; 0: rows in memory order).
   int row_head_group = 0;
+  /// Staged softmax forward with a boolean mask: its bytes loaded through the L1 (1) or past
+  /// it (2; 0: the generator decides, through the L1).
+  int row_mask_load = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -339,6 +339,28 @@ __device__ __forceinline__ void copy_async_wait(int pending) {
 #endif
 }
 
+// Cfg::kMaskLoad where the generator emitted it (2: a staged row's boolean-mask bytes loaded
+// past the L1), else 0.
+template <class C, class = void>
+struct MaskLoadOf {
+  static constexpr int value = 0;
+};
+template <class C>
+struct MaskLoadOf<C, decltype(void(C::kMaskLoad))> {
+  static constexpr int value = C::kMaskLoad;
+};
+
+// An 8-byte piece of a read-only array, not allocated in the L1.
+__device__ __forceinline__ unsigned long long load_no_allocate(const unsigned long long* g) {
+#if defined(__CUDA_ARCH__)
+  unsigned long long v;
+  asm volatile("ld.global.nc.L1::no_allocate.b64 %0, [%1];\n" : "=l"(v) : "l"(g));
+  return v;
+#else
+  return *g;
+#endif
+}
+
 template <class Cfg>
 struct StagedRow {
   using T = typename Cfg::T;
@@ -389,8 +411,12 @@ struct StagedRow {
     if constexpr (kMaskBits) {
       MaskRaw mraw[NV];
 #pragma unroll
-      for (int e = 0; e < NV; ++e)
-        mraw[e] = needed(e) ? *mask_piece(mask, e) : MaskRaw{};
+      for (int e = 0; e < NV; ++e) {
+        if constexpr (MaskLoadOf<Cfg>::value == 2 && sizeof(MaskRaw) == 8)
+          mraw[e] = needed(e) ? load_no_allocate(mask_piece(mask, e)) : MaskRaw{};
+        else
+          mraw[e] = needed(e) ? *mask_piece(mask, e) : MaskRaw{};
+      }
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
         const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw[e]);

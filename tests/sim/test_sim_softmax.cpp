@@ -220,6 +220,12 @@ struct HeadGrouped : Base {
   static constexpr int kHeadGroup = G;
 };
 
+// A forward Cfg whose staged boolean mask is loaded past the L1 (Tuning::row_mask_load).
+template <class Base>
+struct MaskPastL1 : Base {
+  static constexpr int kMaskLoad = 2;
+};
+
 // The k-th row taken is (b, h, g·G + i) for k = ((b·Q/G + g)·heads + h)·G + i: every row once.
 template <class Cfg>
 void check_head_group_order() {
@@ -257,4 +263,8 @@ TEST_CASE("sim: softmax forward with blocks taking the rows a group of queries a
   staged.row_staged = 2;
   run_case<HeadGrouped<SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>, 2>,
            SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, staged);
+  // The same rows in memory order, the mask's bytes loaded past the L1 (Tuning::row_mask_load).
+  using NoAllocate = MaskPastL1<SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>>;
+  STATIC_REQUIRE(MaskLoadOf<NoAllocate>::value == 2);
+  run_case<NoAllocate, SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, staged);
 }
