@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Third call (carry build/bandjit, see README): the boolean-masked 16-bit softmax forward
+# Third call (carry build/bandjit = 78dba5a): the boolean-masked 16-bit softmax forward
 # with its mask bytes loaded past the L1 (BANDJIT_ROW_MASK_NO_ALLOCATE=1) against the
 # default, two rounds in opposite order, `check` in round 1; then Nsight Compute's full set
 # on the float16 L = 65536 forward with and without the mask, and on the float16 H = 65536
