@@ -101,13 +101,15 @@ json key_fields(const RowProblem& p, bool backward) {
   return k;
 }
 
-std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, int head_group, int mask_load) {
+std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, int head_group, int mask_load,
+                     bool mask_words) {
   // Emitted only when set, so that the other kernels' sources stay as they were.
   std::string extra;
   if (head_group)
     extra += fmt::format("  static constexpr int kHeadGroup = {};  // queries a head takes before the next head's\n", head_group);
   if (mask_load)
     extra += fmt::format("  static constexpr int kMaskLoad = {};  // boolean mask bytes: 1 through the L1, 2 past it\n", mask_load);
+  if (mask_words) extra += "  static constexpr bool kMaskWords = true;  // boolean mask written as -inf into the staged pieces\n";
   const bool per_query = !backward && p.per_query();
   const char* mask = p.mask == "boolean" ? "bandjit::kMaskBool" : p.mask == "additive" ? "bandjit::kMaskAdditive" : "bandjit::kMaskNone";
   return fmt::format(
@@ -206,7 +208,8 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       "}}\n",
       fmt::arg("family", family), fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
       fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, head_group(p, backward, tuning),
-                                                     t.staged && p.mask == "boolean" ? tuning.row_mask_load : 0)),
+                                                     t.staged && p.mask == "boolean" ? tuning.row_mask_load : 0,
+                                                     t.staged && p.mask == "boolean" && tuning.row_mask_words == 2)),
       fmt::arg("cluster", cluster), fmt::arg("alias", backward ? "dy and dx" : "x and y"),
       fmt::arg("threads", t.threads),
       fmt::arg("name", s.kernel_name), fmt::arg("params", params), fmt::arg("call", call));

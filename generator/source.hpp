@@ -63,6 +63,10 @@ struct Tuning {
   /// Staged softmax forward with a boolean mask: its bytes loaded through the L1 (1) or past
   /// it (2; 0: the generator decides, through the L1).
   int row_mask_load = 0;
+  /// Staged softmax forward of 16-bit rows with a boolean mask (scale > 0): the statistics
+  /// pass writes −inf over the removed keys in the staged slots instead of both passes
+  /// selecting element by element (switch).
+  int row_mask_words = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -361,6 +361,16 @@ __device__ __forceinline__ unsigned long long load_no_allocate(const unsigned lo
 #endif
 }
 
+// Cfg::kMaskWords where the generator emitted it, else false.
+template <class C, class = void>
+struct MaskWordsOf {
+  static constexpr bool value = false;
+};
+template <class C>
+struct MaskWordsOf<C, decltype(void(C::kMaskWords))> {
+  static constexpr bool value = C::kMaskWords;
+};
+
 template <class Cfg>
 struct StagedRow {
   using T = typename Cfg::T;
@@ -371,6 +381,12 @@ struct StagedRow {
   // unless a thread holds more than 64 keys (knob layouts only): then it is staged too.
   static constexpr bool kMaskBits = Cfg::kMask == kMaskBool && NV * V <= 64;
   static constexpr bool kStagedMask = Cfg::kMask != kMaskNone && !kMaskBits;
+  // kMaskWords: the statistics pass writes −inf over the removed keys of each 16-bit piece in
+  // its slot, four keys by a multiply and two byte permutes, so that neither pass selects
+  // element by element and the output pass reads the row as unmasked. A scale > 0 keeps
+  // −inf · scale = −inf.
+  static constexpr bool kMaskWords =
+      MaskWordsOf<Cfg>::value && kMaskBits && sizeof(T) == 2 && V % 4 == 0 && Cfg::kScale > 0.f;
   typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
   Raw* xs;      // [NV][kThreads] pieces of x
   MaskRaw* ms;  // [NV][kThreads] pieces of a staged mask, after them
@@ -430,6 +446,23 @@ struct StagedRow {
     copy_issue(x, mask);
     copy_async_wait(0);
   }
+  // Piece e's slot with −inf (its 16-bit pattern) over the keys whose bits are set in
+  // `bits` (bit c: key c of the piece).
+  __device__ __forceinline__ void mask_slot(int e, unsigned bits) const {
+    constexpr unsigned kNegInfPair = IsBfloat16<T>::value ? 0xff80ff80u : 0xfc00fc00u;
+    Raw raw = xs[slot(e)];
+    unsigned* w = reinterpret_cast<unsigned*>(&raw);
+#pragma unroll
+    for (int k = 0; k < V / 4; ++k) {
+      const unsigned n = (bits >> (4 * k)) & 0xfu;
+      // Bit c of n to bit 8c (the four shifted copies do not overlap), then 0xff a byte.
+      const unsigned removed = ((n * 0x00204081u) & 0x01010101u) * 0xffu;
+      const unsigned lo = byte_perm(removed, 0, 0x1100), hi = byte_perm(removed, 0, 0x3322);
+      w[2 * k] = (w[2 * k] & ~lo) | (kNegInfPair & lo);
+      w[2 * k + 1] = (w[2 * k + 1] & ~hi) | (kNegInfPair & hi);
+    }
+    xs[slot(e)] = raw;
+  }
   // v = u · kPost: the scale is applied after the maximum (x·s is monotone in x for s > 0,
   // so max(u)·s is max(v) bit for bit) and inside the exponent's FMA, one multiply an
   // element fewer; additive masks (and a scale ≤ 0) take it in u.
@@ -444,11 +477,11 @@ struct StagedRow {
     const Raw raw = xs[slot(e)];
     const T* in = reinterpret_cast<const T*>(&raw);
     constexpr float kPre = kPost == 1.f ? Cfg::kScale : 1.f;
-    if constexpr (kMaskBits) {
+    if constexpr (kMaskBits && !kMaskWords) {
       const unsigned bits = unsigned(removed_bits >> (e * V));
 #pragma unroll
       for (int c = 0; c < V; ++c) u[c] = (bits >> c) & 1u ? neg_inf() : to_float(in[c]) * kPre;
-    } else if constexpr (Cfg::kMask == kMaskBool) {
+    } else if constexpr (Cfg::kMask == kMaskBool && !kMaskWords) {
       const MaskRaw mraw = ms[slot(e)];
       const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
 #pragma unroll
@@ -476,6 +509,9 @@ struct StagedRow {
   // the piece's terms. While m = −inf the sum is 0 — or NaN after a NaN key, which it keeps.
   __device__ __forceinline__ void add_piece(int e, float& m, float& s) const {
     copy_async_wait(NV - 1 - e);
+    if constexpr (kMaskWords) {
+      if (needed(e)) mask_slot(e, unsigned(removed_bits >> (e * V)));
+    }
     float u[V];
     values(e, u);
     float pu = u[0];
@@ -494,10 +530,11 @@ struct StagedRow {
   // copy lands. A lane with no key keeps m = −inf, s = 0.
   __device__ __forceinline__ RowStats stats() const {
     float m = neg_inf(), s = 0.f;
-    if constexpr (Cfg::kMask == kMaskNone) {
+    if constexpr (Cfg::kMask == kMaskNone || kMaskWords) {
       // Unrolled, so each wait's count is a constant (a runtime one costs an indirect branch
       // a piece): H200, L = 65536 float16 79 → 82 %, bfloat16 77 → 81 % of the copy bandwidth
-      // (bench/results/2026-12-03-softmax-final). Masked rows measured 3 points slower so.
+      // (bench/results/2026-12-03-softmax-final). Masked rows selecting key by key measured 3
+      // points slower so.
 #pragma unroll
       for (int e = 0; e < NV; ++e) add_piece(e, m, s);
     } else {

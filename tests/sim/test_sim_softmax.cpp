@@ -226,6 +226,12 @@ struct MaskPastL1 : Base {
   static constexpr int kMaskLoad = 2;
 };
 
+// A forward Cfg whose staged boolean mask is written as −inf into the pieces' slots (Tuning::row_mask_words).
+template <class Base>
+struct MaskWords : Base {
+  static constexpr bool kMaskWords = true;
+};
+
 // The k-th row taken is (b, h, g·G + i) for k = ((b·Q/G + g)·heads + h)·G + i: every row once.
 template <class Cfg>
 void check_head_group_order() {
@@ -267,4 +273,22 @@ TEST_CASE("sim: softmax forward with blocks taking the rows a group of queries a
   using NoAllocate = MaskPastL1<SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>>;
   STATIC_REQUIRE(MaskLoadOf<NoAllocate>::value == 2);
   run_case<NoAllocate, SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, staged);
+}
+
+TEST_CASE("sim: softmax forward staged, the boolean mask written as -inf into the slots", "[sim]") {
+  Tuning staged;
+  staged.row_block_threads = 256;
+  staged.row_staged = 2;
+  using Row = SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>;
+  STATIC_REQUIRE(StagedRow<MaskWords<Row>>::kMaskWords);
+  // L = 32768 float16, 2 heads × 4 queries (mask row 1 removes every key, the others ~30 %).
+  run_case<MaskWords<Row>, SmCfg<__half, 8, 32768, 2, 4, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, staged);
+  // Causal too, in place.
+  run_case<MaskWords<SmCfg<__half, 8, 32768, 2, 4, kMaskBool, true, 8, 512, 8, 2, 1, 256, true>>,
+           SmCfg<__half, 8, 32768, 2, 4, kMaskBool, true, 8, 1024, 4, 4, 1, 256>>(true, staged);
+  // L = 768 float16 in one warp (3 pieces a thread).
+  Tuning small;
+  small.row_staged = 2;
+  run_case<MaskWords<SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 1, 32, true>>,
+           SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 2, 64>>(false, small);
 }
