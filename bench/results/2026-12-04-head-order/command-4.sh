@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fourth call (carry build/bandjit = the commit named in the README, BANDJIT_ROW_MASK_WORDS):
+# Fourth call (carry build/bandjit = 09962b1):
 # the boolean-masked 16-bit softmax forward with −inf written over the removed keys in the
 # staged slots (and its statistics pass unrolled) against the default, two rounds in opposite
 # order, `check` of the same shapes in round 1 and of tests/shapes/softmax.json under the knob;
