@@ -67,6 +67,10 @@ struct Tuning {
   /// pass writes −inf over the removed keys in the staged slots instead of both passes
   /// selecting element by element (switch).
   int row_mask_words = 0;
+  /// scale_mask_softmax forward, staged rows over a cluster with a boolean mask and an even
+  /// head count: a cluster of twice the blocks takes two heads' rows of the same query, and
+  /// each block loads half of their shared mask row (switch).
+  int row_head_pairs = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -128,8 +128,9 @@ __device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
   cluster_arrive();
   return r;
 }
+// The row's blocks are cluster ranks first … first + CL − 1 (head pairs: two rows a cluster).
 template <int CL>
-__device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
+__device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot, int first = 0) {
   if (threadIdx.x == 0) *slot = v;
   cluster_arrive_shared_release();
   cluster_wait();
@@ -138,13 +139,13 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
   // registers spill the long-row kernels).
   float m = neg_inf();
 #pragma unroll
-  for (int k = 0; k < CL; ++k) m = fmaxf(m, cluster_load(&slot->m, k));
+  for (int k = 0; k < CL; ++k) m = fmaxf(m, cluster_load(&slot->m, first + k));
   float s = 0.f;
 #pragma unroll
   for (int k = 0; k < CL; ++k) {
     // The peer's sum is loaded only where its maximum says it has keys.
-    const float mk = cluster_load(&slot->m, k);
-    s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, k) * exp2_approx((mk - m) * kLog2e);
+    const float mk = cluster_load(&slot->m, first + k);
+    s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, first + k) * exp2_approx((mk - m) * kLog2e);
   }
   cluster_arrive();
   return {m, s};
@@ -173,6 +174,28 @@ __device__ __forceinline__ i64 row_of_head_group(i64 k) {
   return (bg / NG * NH + h) * Cfg::kQueries + bg % NG * G + i;
 }
 
+// Cfg::kHeadPairs where the generator emitted it, else false.
+template <class C, class = void>
+struct HeadPairsOf {
+  static constexpr bool value = false;
+};
+template <class C>
+struct HeadPairsOf<C, decltype(void(C::kHeadPairs))> {
+  static constexpr bool value = C::kHeadPairs;
+};
+
+// With kHeadPairs (a boolean mask, an even head count, kCluster > 1) a cluster of
+// 2 · kCluster blocks takes two rows: heads 2·hp and 2·hp + 1 of the same (b, q), which share
+// their mask row [b, 1, q]; ranks 0 … kCluster − 1 hold the first, the others the second.
+// Pair c = (b·heads/2 + hp)·Q + q: consecutive clusters take consecutive queries, as rows in
+// memory order do. Which of the two rows this block holds: (blockIdx.x / kCluster) % 2.
+template <class Cfg>
+__device__ __forceinline__ i64 row_of_head_pair(i64 pair, int which) {
+  constexpr int Q = Cfg::kQueries;
+  const i64 q = pair % Q, bh = pair / Q;  // bh = b·heads/2 + hp
+  return (bh * 2 + which) * Q + q;
+}
+
 // Where this thread works: row, and its lane among the row's kRowThreads threads (rank
 // `rank` of a cluster row covers lanes rank · kThreads …).
 template <class Cfg>
@@ -186,6 +209,10 @@ struct RowLane {
       row = i64(blockIdx.x) * Cfg::kRowsPerBlock + threadIdx.x / R;
       lane = threadIdx.x % R;
       active = row < Cfg::kRows;
+    } else if constexpr (HeadPairsOf<Cfg>::value) {
+      row = row_of_head_pair<Cfg>(blockIdx.x / (2 * Cfg::kCluster), int(blockIdx.x / Cfg::kCluster % 2));
+      lane = rank * Cfg::kThreads + threadIdx.x;
+      active = true;
     } else {
       row = blockIdx.x / Cfg::kCluster;
       lane = rank * Cfg::kThreads + threadIdx.x;
@@ -394,6 +421,7 @@ struct StagedRow {
   int lane, last_key;
   bool active;
   unsigned long long removed_bits = 0;  // boolean mask: bit e·V + c of key c of piece e
+  int mask_parity = -1;  // head pairs: the parity of the pieces whose mask this block loads (−1: all)
   __device__ __forceinline__ StagedRow(void* stage, i64 row_, int lane_, bool active_)
       : xs(static_cast<Raw*>(stage)), ms(reinterpret_cast<MaskRaw*>(xs + NV * Cfg::kThreads)), row(row_), lane(lane_),
         active(active_) {
@@ -428,10 +456,11 @@ struct StagedRow {
       MaskRaw mraw[NV];
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
+        const bool mine = needed(e) && (mask_parity < 0 || e % 2 == mask_parity);
         if constexpr (MaskLoadOf<Cfg>::value == 2 && sizeof(MaskRaw) == 8)
-          mraw[e] = needed(e) ? load_no_allocate(mask_piece(mask, e)) : MaskRaw{};
+          mraw[e] = mine ? load_no_allocate(mask_piece(mask, e)) : MaskRaw{};
         else
-          mraw[e] = needed(e) ? *mask_piece(mask, e) : MaskRaw{};
+          mraw[e] = mine ? *mask_piece(mask, e) : MaskRaw{};
       }
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
@@ -442,6 +471,21 @@ struct StagedRow {
       }
     }
   }
+#if defined(BANDJIT_CLUSTERS)
+  // Head pairs: publishes this block's mask bits (pieces of parity mask_parity) and ORs in
+  // the partner's (cluster rank `partner`: the same lanes of the other head's row, the other
+  // parity). One cluster barrier, while the copies are in flight. The partner's word is read
+  // before this block's next arrive: the bits feed the slot it writes before that arrive, and
+  // the partner leaves only after every block's last arrive.
+  __device__ __forceinline__ void share_mask_bits(unsigned long long* published, int partner) {
+    published[threadIdx.x] = removed_bits;
+    cluster_arrive_shared_release();
+    cluster_wait();
+    const float* word = reinterpret_cast<const float*>(published + threadIdx.x);
+    const unsigned lo = __float_as_uint(cluster_load(word, partner)), hi = __float_as_uint(cluster_load(word + 1, partner));
+    removed_bits |= (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+#endif
   __device__ __forceinline__ void copy_in(const T* x, const void* mask) {
     copy_issue(x, mask);
     copy_async_wait(0);
@@ -573,12 +617,24 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
+    // Head pairs: the cluster's two rows share a mask row, and each block loads half of it.
+    constexpr bool kPairs = HeadPairsOf<Cfg>::value;
+    static_assert(!kPairs || (StagedRow<Cfg>::kMaskBits && CL > 1 && Cfg::kHeads % 2 == 0),
+                  "head pairs: staged rows over a cluster, mask bits in registers, an even head count");
+    const int which = kPairs ? int(blockIdx.x / CL % 2) : 0;  // the pair's first or second row
+    if constexpr (kPairs) r.mask_parity = which;
     r.copy_issue(x, mask);
+#if defined(BANDJIT_CLUSTERS)
+    if constexpr (kPairs) {
+      __shared__ unsigned long long published_bits[Cfg::kThreads];
+      r.share_mask_bits(published_bits, (1 - which) * CL + row_block_rank<CL>());
+    }
+#endif
     const RowStats mine = r.stats();
     RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats staged_slot;
-    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot);
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot, which * CL);
 #endif
     r.store(y, mine.m, lane_log2_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)

@@ -218,3 +218,26 @@ TEST_CASE("generator: rows a group of queries a head at a time only where asked 
   on.row_head_group = 1;
   CHECK(has(f.generate(few_queries, on).text, "kHeadGroup = 1;"));
 }
+
+TEST_CASE("generator: clusters of two heads' rows only where asked and where they apply", "[generator]") {
+  const Family& f = find_family("scale_mask_softmax");
+  Tuning on;
+  on.row_head_pairs = 2;
+  json big = megatron();
+  big["row_length"] = 65536;
+  big["queries"] = 4;
+  CHECK_FALSE(has(f.generate(big).text, "kHeadPairs"));  // off by default
+  const Source paired = f.generate(big, on);
+  CHECK(has(paired.text, "kHeadPairs = true;"));
+  CHECK(has(paired.text, "__cluster_dims__(4, 1, 1)"));  // two rows of 2 blocks
+  CHECK(paired.launch.grid[0] == f.generate(big).launch.grid[0]);  // the same blocks, paired
+  json odd = big, additive = big, unmasked = big, short_rows = big;
+  odd["heads"] = 15;
+  additive["mask"] = "additive";
+  unmasked["mask"] = "none";
+  short_rows["row_length"] = 1024;  // registers, one block a row
+  for (const json& p : {odd, additive, unmasked, short_rows}) {
+    INFO(p.dump());
+    CHECK_FALSE(has(f.generate(p, on).text, "kHeadPairs"));
+  }
+}

@@ -232,6 +232,12 @@ struct MaskWords : Base {
   static constexpr bool kMaskWords = true;
 };
 
+// A forward Cfg whose clusters take two heads' rows sharing a mask row (Tuning::row_head_pairs).
+template <class Base>
+struct HeadPaired : Base {
+  static constexpr bool kHeadPairs = true;
+};
+
 // The k-th row taken is (b, h, g·G + i) for k = ((b·Q/G + g)·heads + h)·G + i: every row once.
 template <class Cfg>
 void check_head_group_order() {
@@ -291,4 +297,29 @@ TEST_CASE("sim: softmax forward staged, the boolean mask written as -inf into th
   small.row_staged = 2;
   run_case<MaskWords<SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 1, 32, true>>,
            SmCfg<__half, 6, 768, 2, 3, kMaskBool, true, 8, 32, 3, 1, 2, 64>>(false, small);
+}
+
+TEST_CASE("sim: softmax forward staged, clusters taking two heads' rows of one query", "[sim]") {
+  // L = 32768 float16 staged, rows over 2 blocks × 256 threads; batch 2 × 4 heads × 3 queries.
+  using Row = SmCfg<__half, 24, 32768, 4, 3, kMaskBool, false, 8, 512, 8, 2, 1, 256, true>;
+  using Paired = HeadPaired<Row>;
+  STATIC_REQUIRE(HeadPairsOf<Paired>::value);
+  // Block k's row: cluster c = k / 4 is the pair (b, hp, q) = c in [b, heads/2, queries] order,
+  // its blocks 0, 1 the row of head 2·hp, blocks 2, 3 that of head 2·hp + 1.
+  std::vector<int> seen(Row::kRows, 0);
+  for (int k = 0; k < Row::kRows * Row::kCluster; ++k) {
+    const int c = k / 4, which = k / 2 % 2;
+    const long long b = c / (2 * 3), hp = c / 3 % 2, q = c % 3;
+    const long long row = row_of_head_pair<Paired>(c, which);
+    CHECK(row == (b * 4 + 2 * hp + which) * 3 + q);
+    if (k % 2 == 0) ++seen[row];
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == Row::kRows);
+  Tuning staged;
+  staged.row_block_threads = 256;
+  staged.row_staged = 2;
+  // The emulator has no clusters: each row's first block walks it, loading its whole mask row.
+  run_case<Paired, SmCfg<__half, 24, 32768, 4, 3, kMaskBool, false, 8, 1024, 4, 4, 1, 256>>(false, staged);
+  run_case<MaskWords<HeadPaired<SmCfg<__half, 24, 32768, 4, 3, kMaskBool, true, 8, 512, 8, 2, 1, 256, true>>>,
+           SmCfg<__half, 24, 32768, 4, 3, kMaskBool, true, 8, 1024, 4, 4, 1, 256>>(true, staged);
 }
