@@ -101,25 +101,7 @@ json key_fields(const RowProblem& p, bool backward) {
   return k;
 }
 
-// The forward's optional Cfg members (templates/softmax.cuh's *Of traits), emitted only when
-// set so that the other kernels' sources stay as they were.
-struct CfgOptions {
-  int head_group = 0;       // Tuning::row_head_group where it applies
-  int mask_load = 0;        // Tuning::row_mask_load (staged boolean masks)
-  bool mask_words = false;  // Tuning::row_mask_words (staged boolean masks)
-  bool head_pairs = false;  // head_pairs()
-};
-
-std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, const CfgOptions& o) {
-  const int head_group = o.head_group, mask_load = o.mask_load;
-  const bool mask_words = o.mask_words;
-  std::string extra;
-  if (head_group)
-    extra += fmt::format("  static constexpr int kHeadGroup = {};  // queries a head takes before the next head's\n", head_group);
-  if (mask_load)
-    extra += fmt::format("  static constexpr int kMaskLoad = {};  // boolean mask bytes: 1 through the L1, 2 past it\n", mask_load);
-  if (mask_words) extra += "  static constexpr bool kMaskWords = true;  // boolean mask written as -inf into the staged pieces\n";
-  if (o.head_pairs) extra += "  static constexpr bool kHeadPairs = true;  // a cluster takes two heads' rows, which share their mask row\n";
+std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward) {
   const bool per_query = !backward && p.per_query();
   const char* mask = p.mask == "boolean" ? "bandjit::kMaskBool" : p.mask == "additive" ? "bandjit::kMaskAdditive" : "bandjit::kMaskNone";
   return fmt::format(
@@ -136,7 +118,6 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       "  static constexpr int kRowThreads = {row_threads}, kPiecesPerThread = {per_thread};\n"
       "  static constexpr int kCluster = {cluster}, kRowsPerBlock = {rpb}, kThreads = {threads};\n"
       "  static constexpr bool kStaged = {staged};\n"
-      "{extra}"
       "}};\n",
       fmt::arg("type", cuda_type(p.dtype)), fmt::arg("rows", p.rows), fmt::arg("L", p.L),
       fmt::arg("heads", per_query ? p.heads : 1), fmt::arg("queries", per_query ? p.queries : 1),
@@ -144,26 +125,7 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("mask", backward ? "bandjit::kMaskNone" : mask), fmt::arg("causal", !backward && p.causal),
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
-      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged),
-      fmt::arg("extra", extra));
-}
-
-// Queries a head's rows take before the next head's (templates/softmax.cuh, HeadGroupOf), or 0
-// for rows in memory order: the forward of a per-query mask over several heads, where the
-// group divides the queries and is fewer (Tuning::row_head_group; off by default).
-// Whether a cluster takes two heads' rows of the same (b, q) and each block loads half of
-// their shared boolean mask row (templates/softmax.cuh, HeadPairsOf): staged rows over
-// a cluster, whose mask bits sit in registers, an even head count (Tuning::row_head_pairs).
-bool head_pairs(const RowProblem& p, const SoftmaxRowTiling& t, bool backward, const Tuning& tuning) {
-  const bool applies = !backward && t.staged && t.cluster > 1 && p.mask == "boolean" && p.per_query() &&
-                       p.heads % 2 == 0 && t.pieces_per_thread * t.vec <= 64 && 2 * t.cluster <= 8;
-  return applies && tuning.row_head_pairs == 2;
-}
-
-int head_group(const RowProblem& p, bool backward, const Tuning& tuning) {
-  const int g = tuning.row_head_group;
-  const bool applies = !backward && p.per_query() && p.mask != "none" && p.heads > 1;
-  return applies && g > 0 && g < p.queries && p.queries % g == 0 ? g : 0;
+      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged));
 }
 
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
@@ -205,22 +167,15 @@ Source generate(const std::string& family, const json& canonical, bool backward,
   const int staged_blocks =
       t.staged ? std::min<int>(1536 / t.threads, static_cast<int>(kMaxSharedBytes / (t.stage_bytes + 1024))) : 0;
   const int min_blocks = std::min(32, std::max({1, 1024 / t.threads, staged_blocks}));
-  CfgOptions options;
-  options.head_group = head_group(p, backward, tuning);
-  options.mask_load = t.staged && p.mask == "boolean" ? tuning.row_mask_load : 0;
-  options.mask_words = t.staged && p.mask == "boolean" && tuning.row_mask_words == 2;
-  options.head_pairs = head_pairs(p, t, backward, tuning);
-  const std::string pairs_note =
-      options.head_pairs ? "// Head pairs: a cluster of twice the row's blocks takes two heads' rows.\n" : "";
   const std::string cluster =
       t.cluster == 1
           ? fmt::format("#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS {}\n", min_blocks)
           : fmt::format(
                 "// A row spans a cluster of {0} blocks on sm_90; elsewhere one block of each {0} walks it twice\n"
                 "// (the others exit at once), with the registers of one block per SM.\n"
-                "{3}#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_CLUSTER_DIMS __cluster_dims__({2}, 1, 1)\n"
+                "#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_CLUSTER_DIMS __cluster_dims__({0}, 1, 1)\n"
                 "#define BANDJIT_MIN_BLOCKS {1}\n#else\n#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS 1\n#endif\n",
-                t.cluster, min_blocks, options.head_pairs ? 2 * t.cluster : t.cluster, pairs_note);
+                t.cluster, min_blocks);
   s.text = fmt::format(
       "// Generated by bandjit: {family} for {fields}\n"
       "{macro}"
@@ -233,7 +188,7 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       "  {call};\n"
       "}}\n",
       fmt::arg("family", family), fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
-      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward, options)),
+      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward)),
       fmt::arg("cluster", cluster), fmt::arg("alias", backward ? "dy and dx" : "x and y"),
       fmt::arg("threads", t.threads),
       fmt::arg("name", s.kernel_name), fmt::arg("params", params), fmt::arg("call", call));

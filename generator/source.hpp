@@ -56,21 +56,6 @@ struct Tuning {
   /// before this row's cluster sum (switch); rows staged at once (2 … 8; 0: as many as fit, up to 4).
   int row_overlap = 0;
   int row_stages = 0;
-  /// scale_mask_softmax forward with a per-query mask over several heads and queries: blocks
-  /// take G queries of a head, then the same G of the next head, so the heads sharing a mask
-  /// row run together (G = 1, 2, 4, … 64; 0: rows in memory order).
-  int row_head_group = 0;
-  /// Staged softmax forward with a boolean mask: its bytes loaded through the L1 (1) or past
-  /// it (2; 0: the generator decides, through the L1).
-  int row_mask_load = 0;
-  /// Staged softmax forward of 16-bit rows with a boolean mask (scale > 0): the statistics
-  /// pass writes −inf over the removed keys in the staged slots instead of both passes
-  /// selecting element by element (switch).
-  int row_mask_words = 0;
-  /// scale_mask_softmax forward, staged rows over a cluster with a boolean mask and an even
-  /// head count: a cluster of twice the blocks takes two heads' rows of the same query, and
-  /// each block loads half of their shared mask row (switch).
-  int row_head_pairs = 0;
   /// band_tpv: output rows per block (32, 64, 128), band rows per slab (32, 64) and slabs in
   /// flight (2 … 4); 0: the generator decides.
   int tpv_tile_rows = 0;

@@ -70,10 +70,6 @@ Tuning current_tuning() {
   t.row_vec_bytes = config::row_tuning("BANDJIT_ROW_VEC_BYTES", {4, 8, 16});
   t.row_overlap = config::row_switch("BANDJIT_ROW_OVERLAP");
   t.row_stages = config::row_tuning("BANDJIT_ROW_STAGES", {2, 3, 4, 5, 6, 7, 8});
-  t.row_head_group = config::row_tuning("BANDJIT_ROW_HEAD_GROUP", {1, 2, 4, 8, 16, 32, 64});
-  t.row_mask_load = config::row_switch("BANDJIT_ROW_MASK_NO_ALLOCATE");
-  t.row_mask_words = config::row_switch("BANDJIT_ROW_MASK_WORDS");
-  t.row_head_pairs = config::row_switch("BANDJIT_ROW_HEAD_PAIRS");
   const auto tpv = config::tpv_tiling_override();
   t.tpv_tile_rows = tpv[0];
   t.tpv_slab_rows = tpv[1];

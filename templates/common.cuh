@@ -19,9 +19,6 @@ typedef long long i64;
 
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
-// Byte n of the result is byte (s >> 4n) & 7 of the 8 bytes {b, a} (PRMT; CUDA's __byte_perm).
-__device__ __forceinline__ unsigned byte_perm(unsigned a, unsigned b, unsigned s) { return __byte_perm(a, b, s); }
-
 __device__ __forceinline__ float to_float(float x) { return x; }
 template <class T> __device__ __forceinline__ T from_float(float x);
 template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }

@@ -128,9 +128,8 @@ __device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
   cluster_arrive();
   return r;
 }
-// The row's blocks are cluster ranks first … first + CL − 1 (head pairs: two rows a cluster).
 template <int CL>
-__device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot, int first = 0) {
+__device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
   if (threadIdx.x == 0) *slot = v;
   cluster_arrive_shared_release();
   cluster_wait();
@@ -139,62 +138,18 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot, i
   // registers spill the long-row kernels).
   float m = neg_inf();
 #pragma unroll
-  for (int k = 0; k < CL; ++k) m = fmaxf(m, cluster_load(&slot->m, first + k));
+  for (int k = 0; k < CL; ++k) m = fmaxf(m, cluster_load(&slot->m, k));
   float s = 0.f;
 #pragma unroll
   for (int k = 0; k < CL; ++k) {
     // The peer's sum is loaded only where its maximum says it has keys.
-    const float mk = cluster_load(&slot->m, first + k);
-    s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, first + k) * exp2_approx((mk - m) * kLog2e);
+    const float mk = cluster_load(&slot->m, k);
+    s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, k) * exp2_approx((mk - m) * kLog2e);
   }
   cluster_arrive();
   return {m, s};
 }
 #endif
-
-// Cfg::kHeadGroup where the generator emitted it, else 0 (rows in memory order).
-template <class C, class = void>
-struct HeadGroupOf {
-  static constexpr int value = 0;
-};
-template <class C>
-struct HeadGroupOf<C, decltype(void(C::kHeadGroup))> {
-  static constexpr int value = C::kHeadGroup;
-};
-
-// With kHeadGroup = G (dividing kQueries) blocks take the rows [batch, heads, queries] G
-// queries of a head at a time, then the same G queries of the next head: the k-th row taken
-// is (b, h, g·G + i) for k = ((b·Q/G + g)·heads + h)·G + i, so the heads that share a mask
-// row [b, 1, q] run close together and read it while it is in the L2.
-template <class Cfg>
-__device__ __forceinline__ i64 row_of_head_group(i64 k) {
-  constexpr int G = HeadGroupOf<Cfg>::value, NH = Cfg::kHeads, NG = Cfg::kQueries / G;
-  static_assert(G > 0 && Cfg::kQueries % G == 0, "a head group divides the queries");
-  const i64 i = k % G, run = k / G, h = run % NH, bg = run / NH;  // bg = b·NG + g
-  return (bg / NG * NH + h) * Cfg::kQueries + bg % NG * G + i;
-}
-
-// Cfg::kHeadPairs where the generator emitted it, else false.
-template <class C, class = void>
-struct HeadPairsOf {
-  static constexpr bool value = false;
-};
-template <class C>
-struct HeadPairsOf<C, decltype(void(C::kHeadPairs))> {
-  static constexpr bool value = C::kHeadPairs;
-};
-
-// With kHeadPairs (a boolean mask, an even head count, kCluster > 1) a cluster of
-// 2 · kCluster blocks takes two rows: heads 2·hp and 2·hp + 1 of the same (b, q), which share
-// their mask row [b, 1, q]; ranks 0 … kCluster − 1 hold the first, the others the second.
-// Pair c = (b·heads/2 + hp)·Q + q: consecutive clusters take consecutive queries, as rows in
-// memory order do. Which of the two rows this block holds: (blockIdx.x / kCluster) % 2.
-template <class Cfg>
-__device__ __forceinline__ i64 row_of_head_pair(i64 pair, int which) {
-  constexpr int Q = Cfg::kQueries;
-  const i64 q = pair % Q, bh = pair / Q;  // bh = b·heads/2 + hp
-  return (bh * 2 + which) * Q + q;
-}
 
 // Where this thread works: row, and its lane among the row's kRowThreads threads (rank
 // `rank` of a cluster row covers lanes rank · kThreads …).
@@ -209,17 +164,10 @@ struct RowLane {
       row = i64(blockIdx.x) * Cfg::kRowsPerBlock + threadIdx.x / R;
       lane = threadIdx.x % R;
       active = row < Cfg::kRows;
-    } else if constexpr (HeadPairsOf<Cfg>::value) {
-      row = row_of_head_pair<Cfg>(blockIdx.x / (2 * Cfg::kCluster), int(blockIdx.x / Cfg::kCluster % 2));
-      lane = rank * Cfg::kThreads + threadIdx.x;
-      active = true;
     } else {
       row = blockIdx.x / Cfg::kCluster;
       lane = rank * Cfg::kThreads + threadIdx.x;
       active = true;
-    }
-    if constexpr (HeadGroupOf<Cfg>::value > 0) {
-      if (active) row = row_of_head_group<Cfg>(row);
     }
   }
 };
@@ -366,38 +314,6 @@ __device__ __forceinline__ void copy_async_wait(int pending) {
 #endif
 }
 
-// Cfg::kMaskLoad where the generator emitted it (2: a staged row's boolean-mask bytes loaded
-// past the L1), else 0.
-template <class C, class = void>
-struct MaskLoadOf {
-  static constexpr int value = 0;
-};
-template <class C>
-struct MaskLoadOf<C, decltype(void(C::kMaskLoad))> {
-  static constexpr int value = C::kMaskLoad;
-};
-
-// An 8-byte piece of a read-only array, not allocated in the L1.
-__device__ __forceinline__ unsigned long long load_no_allocate(const unsigned long long* g) {
-#if defined(__CUDA_ARCH__)
-  unsigned long long v;
-  asm volatile("ld.global.nc.L1::no_allocate.b64 %0, [%1];\n" : "=l"(v) : "l"(g));
-  return v;
-#else
-  return *g;
-#endif
-}
-
-// Cfg::kMaskWords where the generator emitted it, else false.
-template <class C, class = void>
-struct MaskWordsOf {
-  static constexpr bool value = false;
-};
-template <class C>
-struct MaskWordsOf<C, decltype(void(C::kMaskWords))> {
-  static constexpr bool value = C::kMaskWords;
-};
-
 template <class Cfg>
 struct StagedRow {
   using T = typename Cfg::T;
@@ -408,12 +324,6 @@ struct StagedRow {
   // unless a thread holds more than 64 keys (knob layouts only): then it is staged too.
   static constexpr bool kMaskBits = Cfg::kMask == kMaskBool && NV * V <= 64;
   static constexpr bool kStagedMask = Cfg::kMask != kMaskNone && !kMaskBits;
-  // kMaskWords: the statistics pass writes −inf over the removed keys of each 16-bit piece in
-  // its slot, four keys by a multiply and two byte permutes, so that neither pass selects
-  // element by element and the output pass reads the row as unmasked. A scale > 0 keeps
-  // −inf · scale = −inf.
-  static constexpr bool kMaskWords =
-      MaskWordsOf<Cfg>::value && kMaskBits && sizeof(T) == 2 && V % 4 == 0 && Cfg::kScale > 0.f;
   typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
   Raw* xs;      // [NV][kThreads] pieces of x
   MaskRaw* ms;  // [NV][kThreads] pieces of a staged mask, after them
@@ -421,7 +331,6 @@ struct StagedRow {
   int lane, last_key;
   bool active;
   unsigned long long removed_bits = 0;  // boolean mask: bit e·V + c of key c of piece e
-  int mask_parity = -1;  // head pairs: the parity of the pieces whose mask this block loads (−1: all)
   __device__ __forceinline__ StagedRow(void* stage, i64 row_, int lane_, bool active_)
       : xs(static_cast<Raw*>(stage)), ms(reinterpret_cast<MaskRaw*>(xs + NV * Cfg::kThreads)), row(row_), lane(lane_),
         active(active_) {
@@ -455,13 +364,8 @@ struct StagedRow {
     if constexpr (kMaskBits) {
       MaskRaw mraw[NV];
 #pragma unroll
-      for (int e = 0; e < NV; ++e) {
-        const bool mine = needed(e) && (mask_parity < 0 || e % 2 == mask_parity);
-        if constexpr (MaskLoadOf<Cfg>::value == 2 && sizeof(MaskRaw) == 8)
-          mraw[e] = mine ? load_no_allocate(mask_piece(mask, e)) : MaskRaw{};
-        else
-          mraw[e] = mine ? *mask_piece(mask, e) : MaskRaw{};
-      }
+      for (int e = 0; e < NV; ++e)
+        mraw[e] = needed(e) ? *mask_piece(mask, e) : MaskRaw{};
 #pragma unroll
       for (int e = 0; e < NV; ++e) {
         const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw[e]);
@@ -471,41 +375,9 @@ struct StagedRow {
       }
     }
   }
-#if defined(BANDJIT_CLUSTERS)
-  // Head pairs: publishes this block's mask bits (pieces of parity mask_parity) and ORs in
-  // the partner's (cluster rank `partner`: the same lanes of the other head's row, the other
-  // parity). One cluster barrier, while the copies are in flight. The partner's word is read
-  // before this block's next arrive: the bits feed the slot it writes before that arrive, and
-  // the partner leaves only after every block's last arrive.
-  __device__ __forceinline__ void share_mask_bits(unsigned long long* published, int partner) {
-    published[threadIdx.x] = removed_bits;
-    cluster_arrive_shared_release();
-    cluster_wait();
-    const float* word = reinterpret_cast<const float*>(published + threadIdx.x);
-    const unsigned lo = __float_as_uint(cluster_load(word, partner)), hi = __float_as_uint(cluster_load(word + 1, partner));
-    removed_bits |= (static_cast<unsigned long long>(hi) << 32) | lo;
-  }
-#endif
   __device__ __forceinline__ void copy_in(const T* x, const void* mask) {
     copy_issue(x, mask);
     copy_async_wait(0);
-  }
-  // Piece e's slot with −inf (its 16-bit pattern) over the keys whose bits are set in
-  // `bits` (bit c: key c of the piece).
-  __device__ __forceinline__ void mask_slot(int e, unsigned bits) const {
-    constexpr unsigned kNegInfPair = IsBfloat16<T>::value ? 0xff80ff80u : 0xfc00fc00u;
-    Raw raw = xs[slot(e)];
-    unsigned* w = reinterpret_cast<unsigned*>(&raw);
-#pragma unroll
-    for (int k = 0; k < V / 4; ++k) {
-      const unsigned n = (bits >> (4 * k)) & 0xfu;
-      // Bit c of n to bit 8c (the four shifted copies do not overlap), then 0xff a byte.
-      const unsigned removed = ((n * 0x00204081u) & 0x01010101u) * 0xffu;
-      const unsigned lo = byte_perm(removed, 0, 0x1100), hi = byte_perm(removed, 0, 0x3322);
-      w[2 * k] = (w[2 * k] & ~lo) | (kNegInfPair & lo);
-      w[2 * k + 1] = (w[2 * k + 1] & ~hi) | (kNegInfPair & hi);
-    }
-    xs[slot(e)] = raw;
   }
   // v = u · kPost: the scale is applied after the maximum (x·s is monotone in x for s > 0,
   // so max(u)·s is max(v) bit for bit) and inside the exponent's FMA, one multiply an
@@ -521,11 +393,11 @@ struct StagedRow {
     const Raw raw = xs[slot(e)];
     const T* in = reinterpret_cast<const T*>(&raw);
     constexpr float kPre = kPost == 1.f ? Cfg::kScale : 1.f;
-    if constexpr (kMaskBits && !kMaskWords) {
+    if constexpr (kMaskBits) {
       const unsigned bits = unsigned(removed_bits >> (e * V));
 #pragma unroll
       for (int c = 0; c < V; ++c) u[c] = (bits >> c) & 1u ? neg_inf() : to_float(in[c]) * kPre;
-    } else if constexpr (Cfg::kMask == kMaskBool && !kMaskWords) {
+    } else if constexpr (Cfg::kMask == kMaskBool) {
       const MaskRaw mraw = ms[slot(e)];
       const unsigned char* removed = reinterpret_cast<const unsigned char*>(&mraw);
 #pragma unroll
@@ -553,9 +425,6 @@ struct StagedRow {
   // the piece's terms. While m = −inf the sum is 0 — or NaN after a NaN key, which it keeps.
   __device__ __forceinline__ void add_piece(int e, float& m, float& s) const {
     copy_async_wait(NV - 1 - e);
-    if constexpr (kMaskWords) {
-      if (needed(e)) mask_slot(e, unsigned(removed_bits >> (e * V)));
-    }
     float u[V];
     values(e, u);
     float pu = u[0];
@@ -574,11 +443,10 @@ struct StagedRow {
   // copy lands. A lane with no key keeps m = −inf, s = 0.
   __device__ __forceinline__ RowStats stats() const {
     float m = neg_inf(), s = 0.f;
-    if constexpr (Cfg::kMask == kMaskNone || kMaskWords) {
+    if constexpr (Cfg::kMask == kMaskNone) {
       // Unrolled, so each wait's count is a constant (a runtime one costs an indirect branch
       // a piece): H200, L = 65536 float16 79 → 82 %, bfloat16 77 → 81 % of the copy bandwidth
-      // (bench/results/2026-12-03-softmax-final). Masked rows selecting key by key measured 3
-      // points slower so.
+      // (bench/results/2026-12-03-softmax-final). Masked rows measured 3 points slower so.
 #pragma unroll
       for (int e = 0; e < NV; ++e) add_piece(e, m, s);
     } else {
@@ -617,24 +485,12 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
-    // Head pairs: the cluster's two rows share a mask row, and each block loads half of it.
-    constexpr bool kPairs = HeadPairsOf<Cfg>::value;
-    static_assert(!kPairs || (StagedRow<Cfg>::kMaskBits && CL > 1 && Cfg::kHeads % 2 == 0),
-                  "head pairs: staged rows over a cluster, mask bits in registers, an even head count");
-    const int which = kPairs ? int(blockIdx.x / CL % 2) : 0;  // the pair's first or second row
-    if constexpr (kPairs) r.mask_parity = which;
     r.copy_issue(x, mask);
-#if defined(BANDJIT_CLUSTERS)
-    if constexpr (kPairs) {
-      __shared__ unsigned long long published_bits[Cfg::kThreads];
-      r.share_mask_bits(published_bits, (1 - which) * CL + row_block_rank<CL>());
-    }
-#endif
     const RowStats mine = r.stats();
     RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
     __shared__ RowStats staged_slot;
-    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot, which * CL);
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot);
 #endif
     r.store(y, mine.m, lane_log2_factor(mine, row));
 #if defined(BANDJIT_CLUSTERS)

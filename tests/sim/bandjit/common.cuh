@@ -95,14 +95,6 @@ typedef long long i64;
 
 inline float neg_inf() { return -std::numeric_limits<float>::infinity(); }
 
-// Byte n of the result is byte (s >> 4n) & 7 of the 8 bytes {b, a} (CUDA's __byte_perm).
-inline unsigned byte_perm(unsigned a, unsigned b, unsigned s) {
-  const unsigned long long both = (static_cast<unsigned long long>(b) << 32) | a;
-  unsigned r = 0;
-  for (int n = 0; n < 4; ++n) r |= static_cast<unsigned>((both >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
-  return r;
-}
-
 inline float to_float(float x) { return x; }
 template <class T> T from_float(float x);
 template <> inline float from_float<float>(float x) { return x; }
@@ -110,9 +102,6 @@ template <> inline float from_float<float>(float x) { return x; }
 inline float to_float(__half x) { return __half2float(x); }
 template <> inline __half from_float<__half>(float x) { return __float2half_rn(x); }
 #endif
-
-// The emulator has no bfloat16.
-template <class T> struct IsBfloat16 { static constexpr bool value = false; };
 
 // elements<T>(raw)[c]: element c of the vector of T in `raw`, as float. The device version
 // reads bfloat16, and float16 in 8-byte pieces, by 32-bit words: that path runs only on the
