@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seventh call (carry build/bandjit-knobs = 75f688d): why the row orders and head pairs are slower.
+# Seventh call (carry build/bandjit-knobs = 75f688d, build/bandjit = f4c0f24): why the row orders and head pairs are slower.
 # Nsight Compute (launch statistics, occupancy, speed of light, memory workload) of the
 # boolean-masked float16 L = 65536 forward: default, BANDJIT_ROW_HEAD_PAIRS=1,
 # BANDJIT_ROW_HEAD_GROUP=32.
@@ -17,3 +17,9 @@ for s in default BANDJIT_ROW_HEAD_PAIRS=1 BANDJIT_ROW_HEAD_GROUP=32; do
   pack $s
 done
 rm -rf $o
+# Then the float16 H = 65536 layer_norm at 1024, 2048 and 4096 rows with and without weight
+# and bias (the current code: build/bandjit = f4c0f24, fcfd80f's kernels): how much of the
+# backward's fixed time is its dweight/dbias sums.
+o=$OUT/c7b; mkdir -p $o
+scripts/sweep-rows $o $d/ln-weights-sizes.json default > $o/sweep.txt 2>&1
+tar czf $OUT/c7b.tgz -C $OUT c7b; rm -rf $o
