@@ -92,7 +92,6 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
   using S = ln::StagedShape<Cfg>;
   using Raw = typename S::Raw;
   constexpr int H = S::H, TH = S::TH, NV = S::NV, ST = S::ST;
-  constexpr int ITER = Cfg::kRowIterations;
   static_assert(Cfg::kOverlap, "the overlapped layout (StagedShape's scratch)");
   static_assert(Cfg::kSharedBytes == S::kSharedBytes, "the generator's layout is the template's");
   ln::StagedRows<Cfg> rows(dy, x, mean_in, rstd_in, weight, smem, true);  // statistics from lanes
@@ -126,8 +125,8 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
   float2 cblock = first_pass(0, cdy, cx, cstat);
   red.publish(cblock, 0);
 #pragma unroll 1
-  for (int it = 0; it < ITER; ++it) {
-    const bool more = it + 1 < ITER;
+  for (int it = 0; it < rows.count; ++it) {  // the same count in every block of a cluster
+    const bool more = it + 1 < rows.count;
     float2 nblock = make_float2(0.f, 0.f);
     if (more) nblock = first_pass(it + 1, ndy, nx, nstat);
     const float2 total = red.gather(cblock, it & 1);

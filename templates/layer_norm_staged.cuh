@@ -64,7 +64,12 @@ struct StagedRows {
   unsigned char* bytes;
   unsigned long long* bars;
   int tid, rank, col0;
+  // This cluster's rows: `count` from first_row. The kRows rows split over the grid's
+  // G = ⌈kRows / ITER⌉ clusters as evenly as they go (the first kRows mod G take one more), so
+  // that fewer clusters end on the longest count and add their column sums all at once (the
+  // 16-bit H = 65536 backward: 15 clusters of 68 or 69 rows, where 14 of 69 and one of 58 ran).
   i64 first_row;
+  int count;
   float w[Cfg::kWeight ? NV : 1][V], sum_w[Cfg::kWeight ? NV : 1][V], sum_b[Cfg::kBias ? NV : 1][V];
   float2 stats, stats_next;  // lane l: the mean and rstd of row l of the current batch of 32 (and the next)
 
@@ -75,7 +80,11 @@ struct StagedRows {
       : dy(dy_), x(x_), mean_in(mean_), rstd_in(rstd_), weight(weight_),
         bytes(reinterpret_cast<unsigned char*>(smem)),
         bars(reinterpret_cast<unsigned long long*>(bytes + S::kBarrierOffset)),
-        tid(threadIdx.x), rank(row_block_rank<CB>()), col0(rank * HS), first_row(i64(blockIdx.x / CB) * ITER) {
+        tid(threadIdx.x), rank(row_block_rank<CB>()), col0(rank * HS) {
+    constexpr i64 G = (Cfg::kRows + ITER - 1) / ITER, kBase = Cfg::kRows / G, kExtra = Cfg::kRows % G;
+    const i64 g = blockIdx.x / CB;
+    first_row = g * kBase + (g < kExtra ? g : kExtra);
+    count = int(kBase) + (g < kExtra ? 1 : 0);
     if (tid == 0) {
 #pragma unroll
       for (int s = 0; s < ST; ++s) barrier_init(&bars[s], 1);
@@ -84,7 +93,7 @@ struct StagedRows {
     if (tid == 0) {
 #pragma unroll
       for (int s = 0; s < ST; ++s)
-        if (s < ITER) issue(s);
+        if (s < count) issue(s);
     }
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
@@ -104,13 +113,13 @@ struct StagedRows {
     return reinterpret_cast<const Raw*>(bytes + S::kStageOffset + s * 2 * S::kSliceBytes);
   }
   __device__ __forceinline__ const Raw* stage_x(int s) const { return stage_dy(s) + S::kSliceBytes / 16; }
-  __device__ __forceinline__ bool active(int it) const { return first_row + it < Cfg::kRows; }
+  __device__ __forceinline__ bool active(int it) const { return it < count; }
 
-  // Row it of this block into stage it % ST (thread 0); rows past the last leave it empty.
+  // Row it of this block into stage it % ST (thread 0); rows past the cluster's leave it empty.
   __device__ __forceinline__ void issue(int it) const {
     const int s = it % ST;
     const i64 row = first_row + it;
-    if (row < Cfg::kRows) {
+    if (active(it)) {
       barrier_expect_bytes(&bars[s], 2 * S::kSliceBytes);
       bulk_load(const_cast<Raw*>(stage_dy(s)), dy + row * H + col0, S::kSliceBytes, &bars[s]);
       bulk_load(const_cast<Raw*>(stage_x(s)), x + row * H + col0, S::kSliceBytes, &bars[s]);
@@ -123,7 +132,7 @@ struct StagedRows {
   // Thread 0 refills row it's stage with row it + ST, once every thread has read it (the
   // caller's barrier). The proxy fence orders the generic reads before the async-proxy copy.
   __device__ __forceinline__ void refill(int it) const {
-    if (tid == 0 && it + ST < ITER) {
+    if (tid == 0 && it + ST < count) {
       fence_proxy_async();
       issue(it + ST);
     }
@@ -131,7 +140,7 @@ struct StagedRows {
 
   __device__ __forceinline__ float2 stats_of(int it) const {
     const i64 row = first_row + it;
-    return it < ITER && row < Cfg::kRows ? make_float2(mean_in[row], rstd_in[row]) : make_float2(0.f, 0.f);
+    return active(it) ? make_float2(mean_in[row], rstd_in[row]) : make_float2(0.f, 0.f);
   }
   // Row it's (mean, rstd): from the lanes (rows in order, 32 a batch, the next batch loaded
   // while this one serves) or loaded for the row.
@@ -219,7 +228,6 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
   using S = ln::StagedShape<Cfg>;
   using Raw = typename S::Raw;
   constexpr int H = S::H, CB = S::CB, TH = S::TH, NV = S::NV, ST = S::ST;
-  constexpr int ITER = Cfg::kRowIterations;
   static_assert(Cfg::kSharedBytes == S::kSharedBytes, "the generator's layout is the template's");
   static_assert(!Cfg::kOverlap, "overlapped rows: layer_norm_backward_overlapped");
   // Without a cluster, each row's mean and rstd come 32 rows at a time over a warp's lanes, so
@@ -231,7 +239,7 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
   const int tid = threadIdx.x;
 
 #pragma unroll 1
-  for (int it = 0; it < ITER; ++it) {
+  for (int it = 0; it < rows.count; ++it) {  // the same count in every block of a cluster
     const int s = it % ST;
     const float2 stat = rows.template stats_at<kStatsAhead>(it);
     rows.wait(it);
