@@ -48,7 +48,8 @@ struct LayerNormStagedTiling {
   int pieces_per_thread = 0;  ///< NV, with NV · T · V = hidden / cluster_blocks
   int stages = 0;             ///< rows in shared memory at once (2 … 4; Tuning::row_stages up to 8)
   bool overlap = false;       ///< the next row's first pass before this row's cluster sum
-  int row_iterations = 0;     ///< rows each block (cluster) takes in turn
+  int row_iterations = 0;     ///< most rows a block (cluster) takes in turn; the rows split evenly over
+                              ///< the blocks (clusters) = blocks / cluster_blocks = ⌈rows / row_iterations⌉
   std::int64_t blocks = 0;
   std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
 };

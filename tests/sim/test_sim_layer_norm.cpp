@@ -420,13 +420,13 @@ TEST_CASE("sim: layer_norm backward staged through shared memory by bulk copies"
   Tuning on;
   on.row_staged = 2, on.row_overlap = 1;
   // The generator's layouts: H = 768 float16 (96 threads, one piece each, four stages, 301
-  // rows three a block: the last block's last two past the last row); H = 1024 float32 with
-  // only a bias (256 threads, two rows a block).
+  // rows over 101 blocks: 99 take three, two take two); H = 1024 float32 with only a bias
+  // (256 threads, two rows a block).
   run_backward_staged<StagedCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 4, 3>>>(&on);
   run_backward_staged<StagedCfg<StagedBase<float, 1024, false, true, 140, 256, 1, 1, 4, 2>>>(&on);
   run_backward_staged<StagedCfg<StagedBase<__half, 256, true, true, 300, 32, 1, 1, 4, 3>>>(&on);  // one warp
   // Hand-made: two stages refilled many times (17 rows a block), several pieces a thread,
-  // weight without bias; clusters of 2 and 4 with rows past the last one (the emulator has no
+  // weight without bias; clusters of 2 and 4 whose rows split unevenly (the emulator has no
   // clusters: each block also reads the other slices from global memory).
   run_backward_staged<StagedCfg<StagedBase<__half, 512, true, false, 34, 32, 2, 1, 2, 17>>>(nullptr);
   run_backward_staged<StagedCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4>>>(nullptr);
@@ -447,8 +447,8 @@ TEST_CASE("sim: layer_norm backward overlapped (the next row's first pass before
   run_backward_staged<StagedCfg<StagedBase<float, 1024, false, true, 140, 256, 1, 1, 4, 2, true>>>(&on);
   on.row_stages = 2;
   run_backward_staged<StagedCfg<StagedBase<__half, 768, true, true, 301, 96, 1, 1, 2, 3, true>>>(&on);
-  // Hand-made: one warp over 17 rows, two stages; clusters of 2 and 8 with rows past the
-  // last; one row a block; more than 32 rows a block (statistics from lanes).
+  // Hand-made: one warp over up to 17 rows, two stages; clusters of 2 and 8 whose rows split
+  // unevenly; one row a block; more than 32 rows a block (statistics from lanes).
   run_backward_staged<StagedCfg<StagedBase<__half, 256, true, true, 300, 32, 1, 1, 2, 17, true>>>(nullptr);
   run_backward_staged<StagedCfg<StagedBase<float, 256, false, false, 9, 32, 1, 2, 3, 4, true>>>(nullptr);
   run_backward_staged<StagedCfg<StagedBase<__half, 2048, true, true, 13, 32, 1, 8, 3, 3, true>>>(nullptr);
