@@ -37,13 +37,6 @@ __device__ __forceinline__ void barrier_expect_bytes(unsigned long long* bar, un
                    : "memory");
 }
 
-// This thread's arrival with no bytes (a stage left empty).
-__device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
-  BANDJIT_BULK_ASM("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(
-                       shared_address(bar))
-                   : "memory");
-}
-
 // Waits until the barrier's phase of parity `parity` has completed (its bytes have landed).
 __device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned parity) {
   BANDJIT_BULK_ASM(

@@ -110,7 +110,6 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
       hdy[e] = rows.stage_dy(s)[e * TH + tid], hx[e] = rows.stage_x(s)[e * TH + tid];
       rows.add_sums(hdy[e], hx[e], e, stat, sums);
     }
-    if (!rows.active(it)) sums = make_float2(0.f, 0.f);  // a row past the last: its stage was left as it was
     rows.add_other_slices(it, stat, sums);
 #pragma unroll
     for (int e = 0; e < NV; ++e) opaque(hdy[e]), opaque(hx[e]);  // converted again in the second pass
@@ -131,11 +130,9 @@ __device__ __forceinline__ void layer_norm_backward_overlapped(const typename Cf
     if (more) nblock = first_pass(it + 1, ndy, nx, nstat);
     const float2 total = red.gather(cblock, it & 1);
     if (more) red.publish(nblock, (it + 1) & 1);
-    if (rows.active(it)) {
-      const float mean_g = total.x / float(H), mean_gx = total.y / float(H);
+    const float mean_g = total.x / float(H), mean_gx = total.y / float(H);
 #pragma unroll
-      for (int e = 0; e < NV; ++e) rows.write_dx(dx, it, e, cdy[e], cx[e], cstat, mean_g, mean_gx);
-    }
+    for (int e = 0; e < NV; ++e) rows.write_dx(dx, it, e, cdy[e], cx[e], cstat, mean_g, mean_gx);
 #pragma unroll
     for (int e = 0; e < NV; ++e) cdy[e] = ndy[e], cx[e] = nx[e];
     cstat = nstat, cblock = nblock;

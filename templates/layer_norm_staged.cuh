@@ -115,17 +115,13 @@ struct StagedRows {
   __device__ __forceinline__ const Raw* stage_x(int s) const { return stage_dy(s) + S::kSliceBytes / 16; }
   __device__ __forceinline__ bool active(int it) const { return it < count; }
 
-  // Row it of this block into stage it % ST (thread 0); rows past the cluster's leave it empty.
+  // Row it (< count) of this block into stage it % ST (thread 0).
   __device__ __forceinline__ void issue(int it) const {
     const int s = it % ST;
     const i64 row = first_row + it;
-    if (active(it)) {
-      barrier_expect_bytes(&bars[s], 2 * S::kSliceBytes);
-      bulk_load(const_cast<Raw*>(stage_dy(s)), dy + row * H + col0, S::kSliceBytes, &bars[s]);
-      bulk_load(const_cast<Raw*>(stage_x(s)), x + row * H + col0, S::kSliceBytes, &bars[s]);
-    } else {
-      barrier_arrive(&bars[s]);
-    }
+    barrier_expect_bytes(&bars[s], 2 * S::kSliceBytes);
+    bulk_load(const_cast<Raw*>(stage_dy(s)), dy + row * H + col0, S::kSliceBytes, &bars[s]);
+    bulk_load(const_cast<Raw*>(stage_x(s)), x + row * H + col0, S::kSliceBytes, &bars[s]);
   }
   // Waits until row it's stage has landed.
   __device__ __forceinline__ void wait(int it) const { barrier_wait(&bars[it % ST], (it / ST) & 1); }
@@ -150,7 +146,7 @@ struct StagedRows {
       if (it % 32 == 0 && it > 0) stats = stats_next, stats_next = stats_of(it + 32 + (tid & 31));
       return make_float2(__shfl_sync(0xffffffffu, stats.x, it % 32), __shfl_sync(0xffffffffu, stats.y, it % 32));
     } else {
-      return active(it) ? stats_of(it) : make_float2(0.f, 0.f);
+      return stats_of(it);
     }
   }
 
@@ -171,7 +167,7 @@ struct StagedRows {
 #if !defined(BANDJIT_CLUSTERS)
     if constexpr (CB > 1) {
       const i64 row = first_row + it;
-      for (int r2 = 0; r2 < CB && active(it); ++r2) {
+      for (int r2 = 0; r2 < CB; ++r2) {
         if (r2 == rank) continue;
         for (int e = 0; e < NV; ++e) {
           const int col = r2 * HS + (e * TH + tid) * V;
@@ -256,7 +252,6 @@ __device__ __forceinline__ void layer_norm_backward_staged(const typename Cfg::T
     // __syncwarp first.
     if constexpr (TH == 32 && CB == 1) __syncwarp();
     if (it >= 1) rows.refill(it - 1);
-    if (!rows.active(it)) continue;  // the block's (cluster's) reductions are done for this row
     const float mean_g = total.x / float(H), mean_gx = total.y / float(H);
 #pragma unroll
     for (int e = 0; e < NV; ++e) {

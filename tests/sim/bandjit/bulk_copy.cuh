@@ -49,7 +49,6 @@ inline void barrier_arrive_with(unsigned long long* bar, unsigned bytes) {
   *bar = b.packed();
 }
 
-inline void barrier_arrive(unsigned long long* bar) { barrier_arrive_with(bar, 0); }
 inline void barrier_expect_bytes(unsigned long long* bar, unsigned bytes) { barrier_arrive_with(bar, bytes); }
 
 inline void fence_proxy_async() {}
