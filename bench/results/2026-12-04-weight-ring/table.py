@@ -1,9 +1,11 @@
 # Prints each setting's µs / % of copy per problem, both rounds (python3 table.py > table.md).
 import json, glob, os
 names = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+import sys
+c = sys.argv[1] if len(sys.argv) > 1 else "c1"
 for r in ("r1", "r2"):
     print(f"\n### {r}\n")
-    files = sorted(f for f in glob.glob(f"out/c1/{r}/*.json") if "check" not in f)
+    files = sorted(f for f in glob.glob(f"out/{c}/{r}/*.json") if "check" not in f)
     probs = None
     for f in files:
         d = json.load(open(f))
