@@ -141,10 +141,7 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   t.min_blocks = std::max(1, (t.prefetch ? 768 : 1024) / t.threads);
   const std::int64_t groups = ceil_div64(rows, std::int64_t(t.rows_per_block) * t.row_set);
   if (!backward && !t.prefetch) {
-    if (one_chunk && t.cluster_blocks > 1 && rows_at_once == 1 && t.rows_per_block == 1 && tuning.row_cluster_rows > 1 &&
-        t.cluster_blocks * tuning.row_cluster_rows <= 8)
-      t.cluster_rows = tuning.row_cluster_rows;
-    t.blocks = ceil_div64(groups, t.cluster_rows) * t.cluster_blocks * t.cluster_rows;
+    t.blocks = groups * t.cluster_blocks;
     return t;
   }
   // The backward (and a prefetching forward) take row groups in turn: one wave of blocks, or
@@ -239,12 +236,11 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("bias", p.at("bias").get<bool>()), fmt::arg("eps", float_literal(p.at("epsilon").get<double>())),
       fmt::arg("vec", t.vec), fmt::arg("r", t.row_threads), fmt::arg("nv", t.pieces_per_thread),
       fmt::arg("ch", t.chunks), fmt::arg("rpb", t.rows_per_block), fmt::arg("threads", t.threads),
-      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks * t.cluster_rows), fmt::arg("bundle", t.row_bundle),
+      fmt::arg("iter", t.row_iterations), fmt::arg("cb", t.cluster_blocks), fmt::arg("bundle", t.row_bundle),
       fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums), fmt::arg("hw", t.hold_weights),
       fmt::arg("set", t.row_set),
       // Emitted only when set: every other kernel's source stays byte-identical.
-      fmt::arg("wp", (t.weight_ahead ? fmt::format("  static constexpr int kWeightAhead = {};\n", t.weight_ahead) : "") +
-                         (t.cluster_rows > 1 ? fmt::format("  static constexpr int kClusterRows = {};\n", t.cluster_rows) : "")));
+      fmt::arg("wp", t.weight_ahead ? fmt::format("  static constexpr int kWeightAhead = {};\n", t.weight_ahead) : ""));
 }
 
 // The staged backward's Cfg (templates/layer_norm_staged.cuh, layer_norm_overlapped.cuh).
@@ -296,7 +292,7 @@ Source make_source(const char* family, const json& p, const LayerNormTiling& t,
       t.cluster_blocks == 1 ? ""
                             : fmt::format("#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_LN_CLUSTER_DIMS __cluster_dims__({}, 1, 1)\n"
                                           "#else\n#define BANDJIT_LN_CLUSTER_DIMS\n#endif\n\n",
-                                          t.cluster_blocks * t.cluster_rows);
+                                          t.cluster_blocks);
   const std::string launch = fmt::format("{}__launch_bounds__({}, {})", cluster.empty() ? "" : "BANDJIT_LN_CLUSTER_DIMS ",
                                          t.threads, t.min_blocks);
   std::string include = "#include \"bandjit/layer_norm.cuh\"\n\n", entry = launch, body = "  " + call + ";\n";

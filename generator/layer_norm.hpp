@@ -21,8 +21,7 @@ struct LayerNormTiling {
   int row_threads = 1;        ///< R: threads per row, a power of two ≤ 1024
   int pieces_per_thread = 1;  ///< NV: pieces a thread holds at once (per chunk)
   int chunks = 1;             ///< 1: the row stays in registers; > 1: walked in chunks, re-read
-  int cluster_blocks = 1;     ///< blocks sharing each row in a cluster (sm_90), 1 = none
-  int cluster_rows = 1;       ///< forward: rows a cluster takes side by side (its size: cluster_blocks · cluster_rows)
+  int cluster_blocks = 1;     ///< backward: blocks of a cluster sharing each row (sm_90), 1 = none
   int rows_per_block = 1;     ///< thread groups per block (one unit each at a time)
   int threads = 256;          ///< per block
   int row_iterations = 1;     ///< backward and a prefetching forward: unit groups each block takes in turn

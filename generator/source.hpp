@@ -50,9 +50,6 @@ struct Tuning {
   /// layer_norm forward, one chunk: pieces whose weight and bias a thread loads into
   /// registers with the row, before its statistics, plus one (0: the generator decides).
   int row_weight_ahead = 0;
-  /// layer_norm forward over a cluster: rows a cluster takes side by side (2: clusters of twice
-  /// the blocks, the blocks of one slice reading the same weight and bias at once; 0: one).
-  int row_cluster_rows = 0;
   /// layer_norm forward: widest piece in bytes (4, 8, 16; 0: the generator decides).
   int row_vec_bytes = 0;
   /// layer_norm_backward's staged kernel (sm_90): rows overlapped, the next row's first pass

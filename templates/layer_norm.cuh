@@ -36,23 +36,11 @@ template <> struct RawOf<2> { typedef unsigned short type; };
 // kClusterBlocks = CB > 1 one of the CB slices the blocks of a cluster share.
 // A unit is kRowBundle rows of W = H · kRowBundle elements; rows, blocks and groups below
 // count units.
-template <class C, class = void>
-struct ClusterRowsOf {
-  static constexpr int rows = 1;
-};
-template <class C>
-struct ClusterRowsOf<C, decltype(void(C::kClusterRows))> {
-  static constexpr int rows = C::kClusterRows;
-};
-
-// With kClusterRows = CR > 1 (the forward) a cluster of kClusterBlocks blocks takes CR rows
-// side by side, CB = kClusterBlocks / CR slices each.
 template <class Cfg>
 struct Shape {
   using T = typename Cfg::T;
   static constexpr int B = Cfg::kRowBundle, H = Cfg::kHidden, W = H * B;
-  static constexpr int CR = ClusterRowsOf<Cfg>::rows;
-  static constexpr int CB = Cfg::kClusterBlocks / CR, HS = W / CB, V = Cfg::kVec, P = HS / V;
+  static constexpr int CB = Cfg::kClusterBlocks, HS = W / CB, V = Cfg::kVec, P = HS / V;
   static constexpr int R = Cfg::kRowThreads, NV = Cfg::kPiecesPerThread, CH = Cfg::kChunks;
   static constexpr int RPB = Cfg::kRowsPerBlock;
   static constexpr i64 kUnits = Cfg::kRows / B;
@@ -196,9 +184,8 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* scratch, float* s
 // two sums (Σx, then the deviations from the row's mean) take two. Chan, Golub and LeVeque
 // (1979), equal counts: mean = Σ_r mean_r / CB, M2 = Σ_r M2_r + HS · Σ_r (mean_r − mean)².
 // Slots and ordering as cluster_sum's.
-// The row's blocks are cluster ranks first … first + CB − 1.
 template <int CB, int HS>
-__device__ __forceinline__ float2 cluster_moments(float2 v, float* scratch, float* slots, int parity, int first = 0) {
+__device__ __forceinline__ float2 cluster_moments(float2 v, float* scratch, float* slots, int parity) {
 #if defined(BANDJIT_CLUSTERS)
   float* mine = slots + 2 * parity;
   if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
@@ -206,17 +193,17 @@ __device__ __forceinline__ float2 cluster_moments(float2 v, float* scratch, floa
   cluster_wait();
   float m2 = 0.f, mean = 0.f;
 #pragma unroll
-  for (int r = 0; r < CB; ++r) mean += cluster_load(mine, first + r), m2 += cluster_load(mine + 1, first + r);
+  for (int r = 0; r < CB; ++r) mean += cluster_load(mine, r), m2 += cluster_load(mine + 1, r);
   mean /= float(CB);
 #pragma unroll
   for (int r = 0; r < CB; ++r) {  // the means read again: no registers held across the loops
-    const float d = cluster_load(mine, first + r) - mean;
+    const float d = cluster_load(mine, r) - mean;
     m2 += float(HS) * d * d;
   }
   if ((threadIdx.x & 31) == 0) scratch[2 * (threadIdx.x >> 5)] = mean + m2;
   return make_float2(mean, m2);
 #else
-  (void)scratch, (void)slots, (void)parity, (void)first;
+  (void)scratch, (void)slots, (void)parity;
   return v;
 #endif
 }
@@ -325,13 +312,10 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   constexpr int M = Cfg::kRowSet;
   constexpr bool PF = Cfg::kPrefetch && CH == 1;
   static_assert(M == 1 || (M == 2 && S::B == 1 && CH == 1 && !PF), "row pairs: one row a unit, in registers");
-  constexpr int CR = S::CR;
-  static_assert(CR == 1 || (CB > 1 && M == 1 && S::B == 1 && S::RPB == 1 && !PF), "cluster rows: one row a block");
   const int lr = threadIdx.x % R, group = threadIdx.x / R;
-  // The block's slice, and its row among the cluster's CR (cluster rank = sub · CB + rank).
-  const int crank = row_block_rank<CB * CR>(), rank = crank % CB, sub = crank / CB;
-  const i64 block_group = blockIdx.x / (CB * CR);
-  auto set_of = [&](int it) { return ((block_group * Cfg::kRowIterations + it) * S::RPB + group) * CR + sub; };
+  const int rank = row_block_rank<CB>();
+  const i64 block_group = blockIdx.x / CB;
+  auto set_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * S::RPB + group; };
   Raw raw[M][NV], next[PF ? NV : 1];
   // Chunk k of this thread's pieces of `row` (zero bits past the row and past the last row).
   auto load_into = [&](Raw* dst, i64 row, int k) {
@@ -473,7 +457,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     float2 var;
     if constexpr (kMoments) {
       var = ln::cluster_moments<CB, HS>(make_float2(mean.x, ln::group_sum<R>(sq, smem).x), smem, smem + S::kSlots,
-                                        it & 1, sub * CB);
+                                        it & 1);
       mean = make_float2(var.x, 0.f), var = make_float2(var.y, 0.f);
     } else {
       var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem, smem + S::kSlots, 1);

@@ -58,13 +58,6 @@ struct Ahead : Cfg {
   static constexpr int kWeightAhead = KA;
 };
 
-// Cfg whose clusters take CR rows side by side (kClusterBlocks: the cluster's blocks, CR times
-// a row's; emitted only when set).
-template <class Cfg, int CR>
-struct ClusterRows : Cfg {
-  static constexpr int kClusterRows = CR;
-};
-
 // The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
 // `generated` false (row iterations and grid the generator would only pick for far more rows
 // than the emulator runs quickly) Cfg's own layout and the grid it implies.
@@ -89,8 +82,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.row_iterations == Cfg::kRowIterations);
-  REQUIRE(t.cluster_blocks * t.cluster_rows == Cfg::kClusterBlocks);
-  REQUIRE(t.cluster_rows == ln::ClusterRowsOf<Cfg>::rows);
+  REQUIRE(t.cluster_blocks == Cfg::kClusterBlocks);
   REQUIRE(t.prefetch == Cfg::kPrefetch);
   REQUIRE(t.register_sums == Cfg::kRegisterSums);
   REQUIRE(t.row_bundle == Cfg::kRowBundle);
@@ -360,18 +352,6 @@ TEST_CASE("sim: layer_norm forward, 16-bit rows in 8-byte pieces, the first piec
   run_forward<Ahead<LnCfg<__half, 16384, true, true, 2, 4, 512, 8, 1, 1, 512, 1, 1, false, false, 1, false, 2>, 1>>(true, t);
   t.row_pairs = 0, t.row_block_threads = 256;
   run_forward<Ahead<LnCfg<__half, 65536, true, true, 3, 4, 256, 16, 1, 1, 256, 1, 4>, 1>>(true, t);
-}
-
-TEST_CASE("sim: layer_norm forward, two rows side by side in a cluster", "[sim]") {
-  // BANDJIT_ROW_CLUSTER_ROWS=2: 16-bit H = 65536 in clusters of 8 blocks, two rows of four
-  // slices each; 3 rows leave the second cluster's second row past the last. float32
-  // H = 65536 (clusters of 4 × 512 threads) becomes clusters of 8. The emulator runs the path
-  // without clusters (each block reads the other slices of its own row).
-  Tuning t;
-  t.row_cluster_rows = 2, t.row_vec_bytes = 8, t.row_registers = 32, t.row_block_threads = 256;
-  run_forward<ClusterRows<LnCfg<__half, 65536, true, true, 3, 4, 256, 16, 1, 1, 256, 1, 8>, 2>>(true, t);
-  t.row_vec_bytes = 0, t.row_registers = 0, t.row_block_threads = 0;
-  run_forward<ClusterRows<LnCfg<float, 65536, true, true, 4, 4, 512, 8, 1, 1, 512, 1, 8>, 2>>(true, t);
 }
 
 TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]") {
