@@ -136,6 +136,15 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
                        ? std::min(tuning.row_weight_ahead - 1, t.pieces_per_thread)  // as the template clamps it
                        : 0;
   t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
+  // The ring (templates/layer_norm.cuh): at most the thread's pieces, and no more slots than
+  // let the launch bounds' blocks share an SM's 227 KiB (1 KiB reserved a block).
+  if (!backward && one_chunk && rows_at_once == 1 && !t.prefetch && (weight || bias) &&
+      t.vec % 4 == 0 && tuning.row_weight_ring > 1) {
+    const std::uint32_t slot = 2u * t.threads * t.vec * 4, blocks = std::max(1, 1024 / t.threads);
+    const std::uint32_t room = (227u * 1024 / blocks - 1024 - t.shared_bytes) / slot;
+    t.weight_ring = std::min<int>({tuning.row_weight_ring - 1, t.pieces_per_thread, static_cast<int>(room)});
+    if (t.weight_ring > 0) t.weight_ahead = 0, t.shared_bytes += t.weight_ring * slot;
+  }
   // ≤ 64 registers a thread, 1024 threads an SM at least; prefetching holds two rows' pieces:
   // ≤ 85 registers (768 threads) where the block size allows it.
   t.min_blocks = std::max(1, (t.prefetch ? 768 : 1024) / t.threads);
@@ -182,6 +191,10 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
     if (t.cluster_blocks == 1 && t.chunks == 1) {
       t.row_bundle = 2;
       t.hold_weights = false;  // a unit's two rows read each weight at two positions
+      if (t.weight_ring) {     // nor does the ring serve units (the template takes it for one row a unit)
+        t.shared_bytes -= t.weight_ring * 2u * t.threads * t.vec * 4;
+        t.weight_ring = 0;
+      }
       return t;
     }
   }
@@ -240,7 +253,9 @@ std::string cfg_text(const json& p, const LayerNormTiling& t) {
       fmt::arg("pf", t.prefetch), fmt::arg("rs", t.register_sums), fmt::arg("hw", t.hold_weights),
       fmt::arg("set", t.row_set),
       // Emitted only when set: every other kernel's source stays byte-identical.
-      fmt::arg("wp", t.weight_ahead ? fmt::format("  static constexpr int kWeightAhead = {};\n", t.weight_ahead) : ""));
+      fmt::arg("wp", t.weight_ahead  ? fmt::format("  static constexpr int kWeightAhead = {};\n", t.weight_ahead)
+                     : t.weight_ring ? fmt::format("  static constexpr int kWeightRing = {};\n", t.weight_ring)
+                                     : ""));
 }
 
 // The staged backward's Cfg (templates/layer_norm_staged.cuh, layer_norm_overlapped.cuh).
@@ -377,6 +392,10 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
     if (!tuning.row_weight_ahead && dtype_of(p) == DType::float16 && pieces >= 2048 && t.row_vec_bytes == 8)
       t.row_weight_ahead = 2;
   }
+  // float32 rows longer than a block (H > 16384: split over a cluster) take weight and bias
+  // through a ring of 4 pieces (H = 65536: 84 → 88 %); 16-bit ones lost 10 points, float32
+  // H = 16384 was level (bench/results/2026-12-04-weight-ring, call 4).
+  if (!tuning.row_weight_ring && size == 4 && hidden > 16384) t.row_weight_ring = 1 + 4;
   return t;
 }
 

@@ -33,6 +33,8 @@ struct LayerNormTiling {
                               ///< rows, one weight and bias read for both; chunks = 1, no prefetch)
   int weight_ahead = 0;       ///< forward, one chunk: pieces whose weight and bias are loaded
                               ///< with the row, before its statistics
+  int weight_ring = 0;        ///< forward: pieces of weight and bias in flight into shared
+                              ///< memory by cp.async (replaces weight_ahead)
   std::int64_t blocks = 1;
   std::uint32_t shared_bytes = 0;  ///< dynamic: reduction scratch (+ backward column sums)
 };

@@ -50,6 +50,10 @@ struct Tuning {
   /// layer_norm forward, one chunk: pieces whose weight and bias a thread loads into
   /// registers with the row, before its statistics, plus one (0: the generator decides).
   int row_weight_ahead = 0;
+  /// layer_norm forward, one chunk, one row a unit, no prefetch: pieces of weight and bias a
+  /// thread keeps in flight into shared memory by cp.async, plus one (1: none; 0: the
+  /// generator decides).
+  int row_weight_ring = 0;
   /// layer_norm forward: widest piece in bytes (4, 8, 16; 0: the generator decides).
   int row_vec_bytes = 0;
   /// layer_norm_backward's staged kernel (sm_90): rows overlapped, the next row's first pass

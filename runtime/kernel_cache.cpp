@@ -68,6 +68,7 @@ Tuning current_tuning() {
   t.row_pairs = config::row_switch("BANDJIT_ROW_PAIRS");
   t.row_weight_ahead = config::row_count("BANDJIT_ROW_WEIGHT_AHEAD", {0, 1, 2, 4, 8});
   t.row_vec_bytes = config::row_tuning("BANDJIT_ROW_VEC_BYTES", {4, 8, 16});
+  t.row_weight_ring = config::row_count("BANDJIT_ROW_WEIGHT_RING", {0, 2, 3, 4, 5, 6, 7, 8});
   t.row_overlap = config::row_switch("BANDJIT_ROW_OVERLAP");
   t.row_stages = config::row_tuning("BANDJIT_ROW_STAGES", {2, 3, 4, 5, 6, 7, 8});
   const auto tpv = config::tpv_tiling_override();

@@ -278,6 +278,17 @@ __device__ __forceinline__ void for_each_piece(int lr, Load& load, F&& f) {
   }
 }
 
+// 16 bytes into the ring through the L1 (cp.async.ca: an SM's blocks share the weights they
+// find there; cp.async.cg read twice the L2 sectors, bench/results/2026-12-04-weight-ring).
+__device__ __forceinline__ void ring_copy(float* smem, const float* gmem) {
+#if defined(__CUDA_ARCH__)
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+#else
+  cp_async_16_full(smem, gmem);
+#endif
+}
+
 }  // namespace ln
 
 // Cfg::kWeightAhead where the generator emitted it (pieces whose weight and bias a thread
@@ -291,6 +302,17 @@ struct WeightAheadOf<C, decltype(void(C::kWeightAhead))> {
   static constexpr int pieces = C::kWeightAhead;
 };
 
+// Cfg::kWeightRing where the generator emitted it (pieces of weight and bias a thread keeps in
+// flight into its own shared-memory slots by cp.async), else 0.
+template <class C, class = void>
+struct WeightRingOf {
+  static constexpr int pieces = 0;
+};
+template <class C>
+struct WeightRingOf<C, decltype(void(C::kWeightRing))> {
+  static constexpr int pieces = C::kWeightRing;
+};
+
 // Each block (cluster) takes kRowIterations row groups of kRowsPerBlock row sets in a row: set =
 // (blockIdx.x / CB · kRowIterations + it) · kRowsPerBlock + group; with clusters each block
 // holds one slice of the row (as in the backward). A set is kRowSet = M consecutive units
@@ -300,6 +322,11 @@ struct WeightAheadOf<C, decltype(void(C::kWeightAhead))> {
 // (kChunks = 1, M = 1) a thread loads its pieces of the next row before reducing this one,
 // so the SM's loads stay in flight across the reductions' barriers (the grid is then a few
 // waves of resident blocks).
+// With kWeightRing = KR (one chunk, one row a unit and a set, no prefetch) a thread copies
+// the weight and bias of its pieces into KR shared-memory slots of its own by cp.async: the
+// first KR with the row, each next one as a slot is used. They need no registers while in
+// flight (weights ahead in registers stop at one piece at 64 registers), and no barrier:
+// only the thread that copied a slot reads it.
 template <class Cfg>
 __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __restrict__ x,
                                                    const float* __restrict__ weight, const float* __restrict__ bias,
@@ -374,11 +401,32 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #endif
     };
     if (CH == 1 && !PF) load(0);
+    // The ring: slot e % KR holds piece e's V weights, then its V biases, at
+    // smem + kScratch + ((slot · 2 + array) · kThreads + thread) · V floats.
+    constexpr int KR = CH == 1 && M == 1 && S::B == 1 && !PF ? (WeightRingOf<Cfg>::pieces < NV ? WeightRingOf<Cfg>::pieces : NV) : 0;
+    static_assert(KR == 0 || V % 4 == 0, "the ring copies 16-byte quads");
+    auto ring_at = [&](int e, int array) { return smem + S::kScratch + (((e % (KR ? KR : 1)) * 2 + array) * Cfg::kThreads + threadIdx.x) * V; };
+    // Piece e's copies (none past the thread's pieces or the last row) as one commit group.
+    auto ring_issue = [&](int e) {
+      const int p = S::piece(0, e, lr);
+      if (active && e < NV && p < P) {
+        asm volatile("" ::: "memory");  // the slot's earlier reads stay before its refill
+#pragma unroll
+        for (int q = 0; q < V; q += 4) {
+          const int wc = rank * HS + p * V + q;
+          if constexpr (Cfg::kWeight) ln::ring_copy(ring_at(e, 0) + q, weight + wc);
+          if constexpr (Cfg::kBias) ln::ring_copy(ring_at(e, 1) + q, bias + wc);
+        }
+      }
+      cp_async_commit();
+    };
+#pragma unroll
+    for (int e = 0; e < KR; ++e) ring_issue(e);
     // Column of weight and bias for quad q of piece p (H % 4 == 0: a quad lies in one row of the unit).
     auto weight_column = [&](int p, int q) { return rank * HS + p * V + q - S::row_start(p * V + q); };
     // Weight and bias of the first KA pieces into registers ahead of the output loop, so that
     // their L2 latency overlaps the reductions instead of following them.
-    constexpr int KA = CH == 1 ? (WeightAheadOf<Cfg>::pieces < NV ? WeightAheadOf<Cfg>::pieces : NV) : 0;
+    constexpr int KA = CH == 1 && !KR ? (WeightAheadOf<Cfg>::pieces < NV ? WeightAheadOf<Cfg>::pieces : NV) : 0;
     float wa[KA ? KA : 1][V], ba[KA ? KA : 1][V];
 #pragma unroll
     for (int e = 0; e < KA; ++e) {
@@ -467,13 +515,19 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 
     if (active) {  // every thread took part in the reductions
       ln::for_each_piece<S, CH, NV, P>(lr, load, [&](int e, int p) {
+        // Pieces come in order and stop at the first p ≥ P, so piece e finds KR + e groups
+        // committed: at most KR − 1 pending means its own has landed.
+        if constexpr (KR > 0) cp_async_wait<KR - 1>();
 #pragma unroll
         for (int q = 0; q < V; q += ln::kQuad<V>) {  // weight and bias a quad at a time: fewer live registers
           constexpr int Q = ln::kQuad<V>;
           const int i = p * V + q;  // the quad's unit position
           const int wc = weight_column(p, q);
           float w[Q], b[Q];
-          if (e < KA) {
+          if constexpr (KR > 0) {
+            if constexpr (Cfg::kWeight) ln::load_floats<Q>(ring_at(e, 0) + q, w);
+            if constexpr (Cfg::kBias) ln::load_floats<Q>(ring_at(e, 1) + q, b);
+          } else if (e < KA) {
 #pragma unroll
             for (int c = 0; c < Q; ++c) {
               if constexpr (Cfg::kWeight) w[c] = wa[e < KA ? e : 0][q + c];
@@ -504,6 +558,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int m = 0; m < M; ++m)
           if (whole_sets || live[m]) *reinterpret_cast<Raw*>(y + unit[m] * S::W + rank * HS + p * V) = raw[m][e];
+        if constexpr (KR > 0) ring_issue(e + KR);
       });
       if (lr == 0 && rank == 0) {
         mean_out[S::B * unit[0]] = mean.x, rstd_out[S::B * unit[0]] = rstd.x;

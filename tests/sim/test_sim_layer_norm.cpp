@@ -58,6 +58,12 @@ struct Ahead : Cfg {
   static constexpr int kWeightAhead = KA;
 };
 
+// Cfg with KR pieces of weight and bias in its shared-memory ring (emitted only when set).
+template <class Cfg, int KR>
+struct Ring : Cfg {
+  static constexpr int kWeightRing = KR;
+};
+
 // The generator's tiling for Cfg's problem under `tuning`, checked against Cfg; with
 // `generated` false (row iterations and grid the generator would only pick for far more rows
 // than the emulator runs quickly) Cfg's own layout and the grid it implies.
@@ -89,6 +95,7 @@ LayerNormTiling expect_tiling(bool backward, bool generated, const Tuning& tunin
   REQUIRE(t.hold_weights == Cfg::kHoldWeights);
   REQUIRE(t.row_set == Cfg::kRowSet);
   REQUIRE(t.weight_ahead == WeightAheadOf<Cfg>::pieces);
+  REQUIRE(t.weight_ring == WeightRingOf<Cfg>::pieces);
   return t;
 }
 
@@ -352,6 +359,32 @@ TEST_CASE("sim: layer_norm forward, 16-bit rows in 8-byte pieces, the first piec
   run_forward<Ahead<LnCfg<__half, 16384, true, true, 2, 4, 512, 8, 1, 1, 512, 1, 1, false, false, 1, false, 2>, 1>>(true, t);
   t.row_pairs = 0, t.row_block_threads = 256;
   run_forward<Ahead<LnCfg<__half, 65536, true, true, 3, 4, 256, 16, 1, 1, 256, 1, 4>, 1>>(true, t);
+}
+
+TEST_CASE("sim: layer_norm forward, weight and bias through each thread's shared-memory ring", "[sim]") {
+  // BANDJIT_ROW_WEIGHT_RING: 16-bit H = 65536 over four cluster slices (16 pieces, 6 slots:
+  // each slot refilled twice), with weight and bias or one of them; float32 rows whose 4 pieces
+  // cap the ring at 4, 16 rows a block of which the last 7 are past the last row; float32
+  // H = 65536 as the generator's default (4 slots, 8 pieces, clusters of 4); 16-bit H = 4104
+  // (1026 pieces over 512 threads × 3: the last thread's third piece is past the row).
+  Tuning t;
+  t.row_weight_ring = 1 + 6;  // the knob's value plus one
+  run_forward<Ring<LnCfg<float, 4096, false, true, 5, 4, 256, 4, 1, 1, 256, 1>, 4>>(true, t);
+  run_forward<Ring<LnCfg<float, 256, true, true, 9, 4, 16, 4, 1, 16, 256, 1>, 4>>(true, t);
+  t.row_weight_ring = 1 + 4;
+  run_forward<Ring<LnCfg<float, 65536, true, true, 3, 4, 512, 8, 1, 1, 512, 1, 4>, 4>>(true, t);
+  t.row_weight_ring = 1 + 6;
+  // The generator's 16-bit defaults (forward_defaults): 8-byte pieces from H = 1024, 32
+  // registers of row data in 256-thread blocks from 640 pieces.
+  t.row_vec_bytes = 8, t.row_registers = 32, t.row_block_threads = 256;
+  run_forward<Ring<LnCfg<__half, 65536, true, true, 3, 4, 256, 16, 1, 1, 256, 1, 4>, 6>>(true, t);
+  run_forward<Ring<LnCfg<__half, 65536, true, false, 3, 4, 256, 16, 1, 1, 256, 1, 4>, 6>>(true, t);
+  // No ring where the template would not take it: row pairs (on here, as the generator's
+  // 16-bit default up to H = 4096).
+  t.row_pairs = 2, t.row_registers = 0, t.row_block_threads = 0;
+  run_forward<LnCfg<__half, 1024, true, true, 7, 4, 64, 4, 1, 4, 256, 1, 1, false, false, 1, false, 2>>(true, t);
+  t.row_weight_ring = 1 + 2, t.row_pairs = 1;
+  run_forward<Ring<LnCfg<__half, 4104, true, true, 3, 4, 512, 3, 1, 1, 512, 1>, 2>>(true, t);
 }
 
 TEST_CASE("sim: layer_norm forward, a 512-thread row walked in chunks", "[sim]") {
