@@ -2,9 +2,9 @@
 import json, glob, os
 names = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 import sys
-c = sys.argv[1] if len(sys.argv) > 1 else "c1"
+c = "c" + (sys.argv[1] if len(sys.argv) > 1 else "1")
 for r in ("r1", "r2"):
-    print(f"\n### {r}\n")
+    print(f"\n### {c}, {r}\n")
     files = sorted(f for f in glob.glob(f"out/{c}/{r}/*.json") if "check" not in f)
     probs = None
     for f in files:
