@@ -55,6 +55,19 @@ struct Block {
   std::vector<unsigned char> exchange;
 };
 
+// This thread's cp.async copies (the shim in bandjit/common.cuh): each lands in shared memory
+// only when a cp.async.wait_group releases its group, so a template that reads a slot before
+// waiting for it, or waits for too few groups, reads stale bytes and fails its test.
+struct AsyncCopies {
+  struct Copy {
+    void* dst;
+    unsigned char bytes[16];
+  };
+  std::vector<Copy> copies;       // issued, not landed
+  std::vector<std::size_t> ends;  // committed groups, oldest first: their end in `copies`
+};
+inline thread_local AsyncCopies async_copies;
+
 inline thread_local Dim3 thread_idx;
 inline thread_local Dim3 block_idx;
 inline thread_local Dim3 grid_dim;
@@ -103,6 +116,7 @@ inline void launch(Dim3 grid, int threads, const std::function<void()>& kernel) 
         for (unsigned y = 0; y < grid.y; ++y)
           for (unsigned x = 0; x < grid.x; ++x) {
             block_idx = {x, y, z};
+            async_copies = {};  // copies a block never waited for do not land
             kernel();
             next_block.wait();  // the block is done with its shared memory
           }

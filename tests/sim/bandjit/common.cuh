@@ -133,17 +133,32 @@ inline i64 row_offset(int b, int h, int i, int width) {
 // cp.async.cg 16 bytes: copies src_bytes and fills the rest with zeros. Both addresses must be
 // 16-byte aligned; the shim checks that and that src_bytes is in range.
 // The source bytes must lie inside a tensor the test registered (sim::global_ranges).
+// The bytes are read at issue and land in shared memory only when cp_async_wait releases their
+// commit group (sim::AsyncCopies).
 inline void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   if (reinterpret_cast<std::uintptr_t>(smem) % 16 || reinterpret_cast<std::uintptr_t>(gmem) % 16 || src_bytes < 0 ||
       src_bytes > 16)
     ::bandjit::sim::fail("cp_async_16: misaligned address or bad size");
   if (src_bytes > 0) ::bandjit::sim::check_global_read(gmem, static_cast<std::size_t>(src_bytes));
-  std::memcpy(smem, gmem, static_cast<std::size_t>(src_bytes));
-  std::memset(static_cast<char*>(smem) + src_bytes, 0, static_cast<std::size_t>(16 - src_bytes));
+  ::bandjit::sim::AsyncCopies::Copy c{smem, {}};
+  std::memcpy(c.bytes, gmem, static_cast<std::size_t>(src_bytes));  // the rest stays zero
+  ::bandjit::sim::async_copies.copies.push_back(c);
 }
 inline void cp_async_16_full(void* smem, const void* gmem) { cp_async_16(smem, gmem, 16); }
-inline void cp_async_commit() {}
+inline void cp_async_commit() {
+  auto& a = ::bandjit::sim::async_copies;
+  a.ends.push_back(a.copies.size());
+}
+// Lands every committed group but the newest N (copies issued after the last commit stay out).
 template <int N>
-inline void cp_async_wait() {}
+inline void cp_async_wait() {
+  auto& a = ::bandjit::sim::async_copies;
+  if (a.ends.size() <= static_cast<std::size_t>(N)) return;
+  const std::size_t groups = a.ends.size() - N, landed = a.ends[groups - 1];
+  for (std::size_t i = 0; i < landed; ++i) std::memcpy(a.copies[i].dst, a.copies[i].bytes, 16);
+  a.copies.erase(a.copies.begin(), a.copies.begin() + static_cast<std::ptrdiff_t>(landed));
+  a.ends.erase(a.ends.begin(), a.ends.begin() + static_cast<std::ptrdiff_t>(groups));
+  for (auto& e : a.ends) e -= landed;
+}
 
 }  // namespace bandjit
