@@ -136,12 +136,14 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
                        ? std::min(tuning.row_weight_ahead - 1, t.pieces_per_thread)  // as the template clamps it
                        : 0;
   t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
-  // The ring (templates/layer_norm.cuh): at most the thread's pieces, and no more slots than
-  // let the launch bounds' blocks share an SM's 227 KiB (1 KiB reserved a block).
+  // The ring (templates/layer_norm.cuh; it replaces the weights ahead): at most the thread's
+  // pieces, within the budget a block has on sm_80 and so that the launch bounds' blocks share
+  // an sm_90 SM's 227 KiB (1 KiB reserved a block; GPUs with less shared memory then hold
+  // fewer blocks an SM).
   if (!backward && one_chunk && rows_at_once == 1 && !t.prefetch && (weight || bias) &&
       t.vec % 4 == 0 && tuning.row_weight_ring > 1) {
     const std::uint32_t slot = 2u * t.threads * t.vec * 4, blocks = std::max(1, 1024 / t.threads);
-    const std::uint32_t room = (227u * 1024 / blocks - 1024 - t.shared_bytes) / slot;
+    const std::uint32_t room = (std::min(227u * 1024 / blocks - 1024, kSharedBudget) - t.shared_bytes) / slot;
     t.weight_ring = std::min<int>({tuning.row_weight_ring - 1, t.pieces_per_thread, static_cast<int>(room)});
     if (t.weight_ring > 0) t.weight_ahead = 0, t.shared_bytes += t.weight_ring * slot;
   }
@@ -187,14 +189,11 @@ LayerNormTiling layer_norm_tiling(std::int64_t rows, int hidden, DType dtype, bo
     Tuning unit_tuning = tuning;
     unit_tuning.row_pairs = 1;  // units or pairs, not both (pairs take one row a unit)
     unit_tuning.row_vec_bytes = 0;  // a unit exists for its 16-byte pieces (BANDJIT_ROW_VEC_BYTES: one-row units)
+    unit_tuning.row_weight_ring = 1;  // nor the ring: the template takes it for one row a unit
     LayerNormTiling t = row_tiling(rows / 2, 2 * hidden, dtype, backward, weight, bias, unit_tuning);
     if (t.cluster_blocks == 1 && t.chunks == 1) {
       t.row_bundle = 2;
       t.hold_weights = false;  // a unit's two rows read each weight at two positions
-      if (t.weight_ring) {     // nor does the ring serve units (the template takes it for one row a unit)
-        t.shared_bytes -= t.weight_ring * 2u * t.threads * t.vec * 4;
-        t.weight_ring = 0;
-      }
       return t;
     }
   }
@@ -393,8 +392,9 @@ Tuning forward_defaults(const json& p, const Tuning& tuning) {
       t.row_weight_ahead = 2;
   }
   // float32 rows longer than a block (H > 16384: split over a cluster) take weight and bias
-  // through a ring of 4 pieces (H = 65536: 84 → 88 %); 16-bit ones lost 10 points, float32
-  // H = 16384 was level (bench/results/2026-12-04-weight-ring, call 4).
+  // through a ring of 4 pieces (H = 65536: 84 → 88 %; no other H > 16384 measured); 16-bit
+  // ones lost 10 points, float32 H = 16384 was level (bench/results/2026-12-04-weight-ring,
+  // calls 4 and 5).
   if (!tuning.row_weight_ring && size == 4 && hidden > 16384) t.row_weight_ring = 1 + 4;
   return t;
 }

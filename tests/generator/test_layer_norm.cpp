@@ -73,6 +73,11 @@ std::vector<Tuning> all_tunings() {
                   }
                 t.row_pairs = 0, t.row_weight_ahead = 1 + 4;
                 out.push_back(t);
+                for (int ring : {1, 3, 9}) {  // the forward's weight ring (value + 1), with weights ahead asked too
+                  t.row_weight_ring = ring;
+                  out.push_back(t);
+                }
+                t.row_weight_ring = 0;
               }
             }
   return out;
@@ -84,7 +89,7 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
                  << " pieces " << tuning.row_pieces << " registers " << tuning.row_registers << " block "
                  << tuning.row_block_threads << " waves " << tuning.row_waves << " prefetch " << tuning.row_prefetch
                  << " register sums " << tuning.row_register_sums << " vec bytes " << tuning.row_vec_bytes
-                 << " ahead + 1 " << tuning.row_weight_ahead);
+                 << " ahead + 1 " << tuning.row_weight_ahead << " ring + 1 " << tuning.row_weight_ring);
   const int size = static_cast<int>(element_size(dt));
   // Two-row units exactly where two 16-bit rows make a 16-byte multiple and one does not,
   // unless the unit would need a cluster or chunks.
@@ -118,10 +123,22 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   if (!backward && tuning.row_vec_bytes && t.row_bundle == 1) CHECK(t.vec * size <= tuning.row_vec_bytes);
   if (t.row_bundle == 2) CHECK(t.vec * size == 16);  // what a unit is for (the template asserts it)
   if (t.weight_ahead)
-    CHECK((!backward && t.chunks == 1 && (weight || bias) &&
+    CHECK((!backward && t.chunks == 1 && (weight || bias) && t.weight_ring == 0 &&
            t.weight_ahead == std::min(tuning.row_weight_ahead - 1, t.pieces_per_thread)));
   else
-    CHECK((backward || t.chunks > 1 || !(weight || bias) || tuning.row_weight_ahead <= 1));
+    CHECK((backward || t.chunks > 1 || !(weight || bias) || tuning.row_weight_ahead <= 1 || t.weight_ring > 0));
+  // The ring (templates/layer_norm.cuh takes it for one row a unit and a set in registers,
+  // without prefetch, in 4-float quads): its slots after the scratch, within the launch
+  // bounds' blocks' share of an sm_90 SM (and the sm_80 budget, checked above).
+  if (t.weight_ring) {
+    CHECK((!backward && t.chunks == 1 && (weight || bias) && t.row_set == 1 && t.row_bundle == 1 && !t.prefetch &&
+           t.vec % 4 == 0 && t.weight_ring <= tuning.row_weight_ring - 1 && t.weight_ring <= t.pieces_per_thread));
+    CHECK(t.shared_bytes == layer_norm_scratch_bytes(t.threads) + std::uint32_t(t.weight_ring) * 2 * t.threads * t.vec * 4);
+    CHECK(std::int64_t(t.min_blocks) * (t.shared_bytes + 1024) <= 227 * 1024);
+  } else if (!backward && t.chunks == 1 && (weight || bias) && t.row_set == 1 && t.row_bundle == 1 && !t.prefetch &&
+             t.vec % 4 == 0) {
+    CHECK(tuning.row_weight_ring <= 1);
+  }
   if (tuning.row_prefetch == 1) CHECK_FALSE(t.prefetch);
   if (tuning.row_register_sums == 1) CHECK_FALSE(t.register_sums);
   const std::int64_t slice = t.pieces / t.cluster_blocks;  // pieces a block holds
@@ -302,6 +319,13 @@ TEST_CASE("generator: layer_norm's per-size defaults reach the generated source"
   }
   CHECK(has(source("layer_norm", 1024, 65536, "float32"), "kVec = 4"));
   CHECK_FALSE(has(source("layer_norm", 1024, 65536, "float32"), "kWeightAhead"));
+  // The weight ring: 4 slots for float32 rows of H > 16384 (clusters), none at H = 16384, none
+  // for 16-bit rows or the backward.
+  CHECK(has(source("layer_norm", 1024, 65536, "float32"), "kWeightRing = 4"));
+  CHECK(has(source("layer_norm", 2048, 32768, "float32"), "kWeightRing = 4"));
+  CHECK_FALSE(has(source("layer_norm", 4096, 16384, "float32"), "kWeightRing"));
+  CHECK_FALSE(has(source("layer_norm", 1024, 65536, "float16"), "kWeightRing"));
+  CHECK_FALSE(has(source("layer_norm_backward", 1024, 65536, "float32"), "kWeightRing"));
   // 16-bit H = 100 forward: an even number of rows moves as two-row units in 16-byte pieces,
   // laid out as float32 H = 100 is; an odd number, and the backward, keep 8-byte pieces.
   for (const char* dtype : {"float16", "bfloat16"}) {

@@ -366,7 +366,7 @@ TEST_CASE("sim: layer_norm forward, weight and bias through each thread's shared
   // each slot refilled twice), with weight and bias or one of them; float32 rows whose 4 pieces
   // cap the ring at 4, 16 rows a block of which the last 7 are past the last row; float32
   // H = 65536 as the generator's default (4 slots, 8 pieces, clusters of 4); 16-bit H = 4104
-  // (1026 pieces over 512 threads × 3: the last thread's third piece is past the row).
+  // (1026 pieces over 512 threads × 3: all but two threads' third pieces are past the row).
   Tuning t;
   t.row_weight_ring = 1 + 6;  // the knob's value plus one
   run_forward<Ring<LnCfg<float, 4096, false, true, 5, 4, 256, 4, 1, 1, 256, 1>, 4>>(true, t);
