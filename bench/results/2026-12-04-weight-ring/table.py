@@ -1,4 +1,4 @@
-# Prints each setting's µs / % of copy per problem, both rounds (python3 table.py > table.md).
+# Prints call N's sweep: each setting's µs and % of copy per problem, both rounds (python3 table.py N).
 import json, glob, os
 names = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 import sys
