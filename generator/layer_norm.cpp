@@ -143,7 +143,8 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   if (!backward && one_chunk && rows_at_once == 1 && !t.prefetch && (weight || bias) &&
       t.vec % 4 == 0 && tuning.row_weight_ring > 1) {
     const std::uint32_t slot = 2u * t.threads * t.vec * 4, blocks = std::max(1, 1024 / t.threads);
-    const std::uint32_t room = (std::min(227u * 1024 / blocks - 1024, kSharedBudget) - t.shared_bytes) / slot;
+    const std::uint32_t budget = std::min(227u * 1024 / blocks - 1024, kSharedBudget);
+    const std::uint32_t room = budget > t.shared_bytes ? (budget - t.shared_bytes) / slot : 0;
     t.weight_ring = std::min<int>({tuning.row_weight_ring - 1, t.pieces_per_thread, static_cast<int>(room)});
     if (t.weight_ring > 0) t.weight_ahead = 0, t.shared_bytes += t.weight_ring * slot;
   }

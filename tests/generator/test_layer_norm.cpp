@@ -73,9 +73,14 @@ std::vector<Tuning> all_tunings() {
                   }
                 t.row_pairs = 0, t.row_weight_ahead = 1 + 4;
                 out.push_back(t);
-                for (int ring : {1, 3, 9}) {  // the forward's weight ring (value + 1), with weights ahead asked too
-                  t.row_weight_ring = ring;
+                for (int ring : {1, 3, 9}) {  // the forward's weight ring (value + 1), with weights ahead asked too,
+                  t.row_weight_ring = ring;      // in 16-byte pieces and 8-byte ones, with row pairs off and on
                   out.push_back(t);
+                  t.row_vec_bytes = 8;
+                  out.push_back(t);
+                  t.row_pairs = 2;
+                  out.push_back(t);
+                  t.row_vec_bytes = 16, t.row_pairs = 0;
                 }
                 t.row_weight_ring = 0;
               }
@@ -128,13 +133,20 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
   else
     CHECK((backward || t.chunks > 1 || !(weight || bias) || tuning.row_weight_ahead <= 1 || t.weight_ring > 0));
   // The ring (templates/layer_norm.cuh takes it for one row a unit and a set in registers,
-  // without prefetch, in 4-float quads): its slots after the scratch, within the launch
-  // bounds' blocks' share of an sm_90 SM (and the sm_80 budget, checked above).
+  // without prefetch, in 4-float quads): its slots after the scratch, as many as asked unless
+  // the thread's pieces or the room run out; the room: sm_80's 160 KiB a block and the launch
+  // bounds' blocks' share of an sm_90 SM (227 KiB, 1 KiB reserved a block).
   if (t.weight_ring) {
     CHECK((!backward && t.chunks == 1 && (weight || bias) && t.row_set == 1 && t.row_bundle == 1 && !t.prefetch &&
-           t.vec % 4 == 0 && t.weight_ring <= tuning.row_weight_ring - 1 && t.weight_ring <= t.pieces_per_thread));
-    CHECK(t.shared_bytes == layer_norm_scratch_bytes(t.threads) + std::uint32_t(t.weight_ring) * 2 * t.threads * t.vec * 4);
+           t.vec % 4 == 0));
+    const std::uint32_t slot = 2u * t.threads * t.vec * 4;
+    CHECK(t.shared_bytes == layer_norm_scratch_bytes(t.threads) + std::uint32_t(t.weight_ring) * slot);
+    CHECK(t.shared_bytes <= 160 * 1024);
     CHECK(std::int64_t(t.min_blocks) * (t.shared_bytes + 1024) <= 227 * 1024);
+    const bool more_fit = t.shared_bytes + slot <= 160 * 1024 &&
+                          std::int64_t(t.min_blocks) * (t.shared_bytes + slot + 1024) <= 227 * 1024;
+    CHECK((t.weight_ring == tuning.row_weight_ring - 1 || t.weight_ring == t.pieces_per_thread || !more_fit));
+    CHECK(t.weight_ring <= std::min(tuning.row_weight_ring - 1, t.pieces_per_thread));
   } else if (!backward && t.chunks == 1 && (weight || bias) && t.row_set == 1 && t.row_bundle == 1 && !t.prefetch &&
              t.vec % 4 == 0) {
     CHECK(tuning.row_weight_ring <= 1);

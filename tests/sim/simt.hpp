@@ -55,9 +55,10 @@ struct Block {
   std::vector<unsigned char> exchange;
 };
 
-// This thread's cp.async copies (the shim in bandjit/common.cuh): each lands in shared memory
-// only when a cp.async.wait_group releases its group, so a template that reads a slot before
-// waiting for it, or waits for too few groups, reads stale bytes and fails its test.
+// This thread's cp.async copies (the shim in bandjit/common.cuh): the destination reads as NaN
+// bytes (0xff) from the issue until a cp.async.wait_group releases the copy's group, so a
+// template that reads a slot before waiting for it, waits for too few groups, or refills a
+// buffer others still read, reads NaN and fails its test.
 struct AsyncCopies {
   struct Copy {
     void* dst;
@@ -116,8 +117,10 @@ inline void launch(Dim3 grid, int threads, const std::function<void()>& kernel) 
         for (unsigned y = 0; y < grid.y; ++y)
           for (unsigned x = 0; x < grid.x; ++x) {
             block_idx = {x, y, z};
-            async_copies = {};  // copies a block never waited for do not land
+            async_copies = {};
             kernel();
+            // No copy may outlive its block (the templates wait for every one they issue).
+            if (!async_copies.copies.empty()) fail("cp.async copies issued but never waited for");
             next_block.wait();  // the block is done with its shared memory
           }
     });

@@ -112,8 +112,8 @@ TEST_CASE("sim: band_pv's Hopper path with 128-key slabs", "[sim]") {
       band_problem(1, 2, 400, 64, 200, 190, DType::float16, {2}));
 }
 
-// (The emulator's cp.async lands at once: that the rows' copies ride in the first slab's group,
-// awaited before its products, is for the GPU tests [band_pv] and `check` to show.)
+// (The emulator's cp.async copies land when their group is waited for: a row's copies that
+// missed the first slab's group would read as NaN before its products.)
 TEST_CASE("sim: band_pv's Hopper path with whole P rows", "[sim]") {
   // The rows staged once (every phase in bnhd with 2 heads), V in slabs of 32, 64 and 128 keys;
   // per-head dilation in bhnd; window_right = 0; a narrow band; N < 16; the tile at the

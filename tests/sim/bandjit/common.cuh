@@ -133,8 +133,8 @@ inline i64 row_offset(int b, int h, int i, int width) {
 // cp.async.cg 16 bytes: copies src_bytes and fills the rest with zeros. Both addresses must be
 // 16-byte aligned; the shim checks that and that src_bytes is in range.
 // The source bytes must lie inside a tensor the test registered (sim::global_ranges).
-// The bytes are read at issue and land in shared memory only when cp_async_wait releases their
-// commit group (sim::AsyncCopies).
+// The bytes are read at issue; the destination holds NaN bytes until cp_async_wait releases
+// the copy's commit group (sim::AsyncCopies).
 inline void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   if (reinterpret_cast<std::uintptr_t>(smem) % 16 || reinterpret_cast<std::uintptr_t>(gmem) % 16 || src_bytes < 0 ||
       src_bytes > 16)
@@ -143,6 +143,7 @@ inline void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   ::bandjit::sim::AsyncCopies::Copy c{smem, {}};
   std::memcpy(c.bytes, gmem, static_cast<std::size_t>(src_bytes));  // the rest stays zero
   ::bandjit::sim::async_copies.copies.push_back(c);
+  std::memset(smem, 0xff, 16);  // in flight: NaN until waited for
 }
 inline void cp_async_16_full(void* smem, const void* gmem) { cp_async_16(smem, gmem, 16); }
 inline void cp_async_commit() {
