@@ -401,6 +401,8 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #endif
     };
     if (CH == 1 && !PF) load(0);
+    // Column of weight and bias for quad q of piece p (H % 4 == 0: a quad lies in one row of the unit).
+    auto weight_column = [&](int p, int q) { return rank * HS + p * V + q - S::row_start(p * V + q); };
     // The ring: slot e % KR holds piece e's V weights, then its V biases, at
     // smem + kScratch + ((slot · 2 + array) · kThreads + thread) · V floats.
     constexpr int KR = CH == 1 && M == 1 && S::B == 1 && !PF ? (WeightRingOf<Cfg>::pieces < NV ? WeightRingOf<Cfg>::pieces : NV) : 0;
@@ -413,17 +415,14 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
         asm volatile("" ::: "memory");  // the slot's earlier reads stay before its refill
 #pragma unroll
         for (int q = 0; q < V; q += 4) {
-          const int wc = rank * HS + p * V + q;
-          if constexpr (Cfg::kWeight) ln::ring_copy(ring_at(e, 0) + q, weight + wc);
-          if constexpr (Cfg::kBias) ln::ring_copy(ring_at(e, 1) + q, bias + wc);
+          if constexpr (Cfg::kWeight) ln::ring_copy(ring_at(e, 0) + q, weight + weight_column(p, q));
+          if constexpr (Cfg::kBias) ln::ring_copy(ring_at(e, 1) + q, bias + weight_column(p, q));
         }
       }
       cp_async_commit();
     };
 #pragma unroll
     for (int e = 0; e < KR; ++e) ring_issue(e);
-    // Column of weight and bias for quad q of piece p (H % 4 == 0: a quad lies in one row of the unit).
-    auto weight_column = [&](int p, int q) { return rank * HS + p * V + q - S::row_start(p * V + q); };
     // Weight and bias of the first KA pieces into registers ahead of the output loop, so that
     // their L2 latency overlaps the reductions instead of following them.
     constexpr int KA = CH == 1 && !KR ? (WeightAheadOf<Cfg>::pieces < NV ? WeightAheadOf<Cfg>::pieces : NV) : 0;
