@@ -1,12 +1,15 @@
 #include "cache/disk_cache.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -71,11 +74,24 @@ void warn_untrusted_once(const std::string& path, const std::string& why) {
 std::string shard_of(const std::string& entry_path) { return fs::path(entry_path).parent_path().string(); }
 
 // Removes `path` only if it is still the file that was read: a concurrent writer may have
-// published a good entry under the same name meanwhile.
-void remove_if_same(const std::string& path, const FileIdentity& read) {
+// published a good entry under the same name meanwhile. Returns "" when the file read is gone
+// (removed here or by another process, or replaced), else why it could not be removed.
+std::string remove_if_same(const std::string& path, const FileIdentity& read) {
   struct stat now {};
-  if (::stat(path.c_str(), &now) == 0 && now.st_ino == read.inode && now.st_dev == read.device)
-    ::unlink(path.c_str());
+  if (::stat(path.c_str(), &now) != 0) return errno == ENOENT ? "" : std::strerror(errno);
+  if (now.st_ino != read.inode || now.st_dev != read.device) return "";
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return std::strerror(errno);
+  return "";
+}
+
+// Removes `path`; "" when it is gone (also when another process removed it first), else why not.
+std::string remove_file(const fs::path& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return std::strerror(errno);
+  return "";
+}
+
+void note_failure(std::vector<std::string>* failures, const fs::path& path, const std::string& why) {
+  if (failures && !why.empty()) failures->push_back(fmt::format("{}: {}", path.string(), why));
 }
 
 struct FileRow {
@@ -116,13 +132,39 @@ std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* 
 // Temp files older than this belong to a writer that died; younger ones may be live.
 constexpr auto kStaleTemp = std::chrono::minutes(1);
 
-std::uint64_t remove_stale(const std::vector<fs::path>& temps) {
+// A build lock is removed only while this process holds it, as its holder does on release
+// (cache/file_lock.cpp): a builder may hold one much longer than a minute (it waits up to
+// five for another's lock before it compiles). A held lock is skipped.
+std::string remove_unheld_lock(const fs::path& path, bool* removed) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? "" : std::strerror(errno);
+  std::string why;
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    why = remove_file(path);
+    *removed = why.empty();
+  } else if (errno != EWOULDBLOCK) {
+    why = std::strerror(errno);
+  }
+  ::close(fd);
+  return why;
+}
+
+std::uint64_t remove_stale(const std::vector<fs::path>& temps, std::vector<std::string>* failures) {
   const auto now = fs::file_time_type::clock::now();
   std::uint64_t removed = 0;
   for (const auto& t : temps) {
     std::error_code ec;
     const auto mtime = fs::last_write_time(t, ec);
-    if (!ec && now - mtime > kStaleTemp && fs::remove(t, ec)) ++removed;
+    if (ec || now - mtime <= kStaleTemp) continue;
+    if (t.extension() == kLockSuffix) {
+      bool gone = false;
+      note_failure(failures, t, remove_unheld_lock(t, &gone));
+      removed += gone;
+    } else {
+      const std::string why = remove_file(t);
+      note_failure(failures, t, why);
+      removed += why.empty();
+    }
   }
   return removed;
 }
@@ -180,7 +222,8 @@ CacheEntryInfo inspect(const FileRow& row, const std::string& dir_untrusted, Fil
   return info;
 }
 
-std::uint64_t evict(const std::string& dir, std::uint64_t max_bytes, const fs::path& keep, std::uint64_t* removed) {
+std::uint64_t evict(const std::string& dir, std::uint64_t max_bytes, const fs::path& keep, std::uint64_t* removed,
+                    std::vector<std::string>* failures = nullptr) {
   auto rows = entry_files(dir);
   std::uint64_t total = 0;
   for (const auto& r : rows) total += r.bytes;
@@ -189,8 +232,9 @@ std::uint64_t evict(const std::string& dir, std::uint64_t max_bytes, const fs::p
   for (const auto& r : rows) {
     if (total <= max_bytes) break;
     if (r.path == keep) continue;
-    std::error_code ec;
-    if (fs::remove(r.path, ec)) {
+    const std::string why = remove_file(r.path);
+    note_failure(failures, r.path, why);
+    if (why.empty()) {
       total -= r.bytes;
       if (removed) ++*removed;
     }
@@ -297,27 +341,40 @@ VerifyReport verify_cache(const std::string& dir, bool remove_invalid) {
       ++report.valid;
       continue;
     }
-    if (remove_invalid) remove_if_same(info.path, identity);  // not a good entry renamed in since
+    if (remove_invalid) {  // not a good entry renamed in since
+      const std::string why = remove_if_same(info.path, identity);
+      note_failure(&report.failures, info.path, why);
+      info.removed = why.empty();
+    }
     report.invalid.push_back(std::move(info));
   }
-  if (remove_invalid) report.stale_temp_removed = remove_stale(temps);
+  if (remove_invalid) report.stale_temp_removed = remove_stale(temps, &report.failures);
   return report;
 }
 
 PruneReport prune_cache(const std::string& dir, std::uint64_t max_bytes) {
   PruneReport report;
   for (const auto& row : entry_files(dir)) report.bytes_before += row.bytes;
-  report.bytes_after = evict(dir, max_bytes, {}, &report.removed);
+  report.bytes_after = evict(dir, max_bytes, {}, &report.removed, &report.failures);
   return report;
 }
 
 std::uint64_t clear_cache(const std::string& dir) {
   std::vector<fs::path> temps;
+  std::vector<std::string> failures;
   std::uint64_t removed = 0;
-  std::error_code ec;
-  for (const auto& row : entry_files(dir, &temps))
-    if (fs::remove(row.path, ec)) ++removed;
-  return removed + remove_stale(temps);  // younger temp files may belong to live writers
+  for (const auto& row : entry_files(dir, &temps)) {
+    const std::string why = remove_file(row.path);
+    note_failure(&failures, row.path, why);
+    removed += why.empty();
+  }
+  removed += remove_stale(temps, &failures);  // younger temp files may belong to live writers
+  if (!failures.empty())
+    throw Error(ErrorKind::io,
+                fmt::format("cache clear removed {} files but could not remove {}; the first: {}", removed,
+                            failures.size(), failures.front()),
+                {{"dir", dir}, {"removed", std::to_string(removed)}, {"failed", std::to_string(failures.size())}});
+  return removed;
 }
 
 }  // namespace bandjit

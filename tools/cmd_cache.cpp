@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/cache.hpp"
+#include "bandjit/errors.hpp"
 #include "runtime/config.hpp"
 #include "tools/cli_common.hpp"
 
@@ -55,15 +56,21 @@ void add_cache(CLI::App& app, int& exit_code) {
   });
 
   auto remove = std::make_shared<bool>(false);
-  auto* verify = cache->add_subcommand("verify", "Check every entry (exit 1 if any is invalid, unless --remove)");
-  verify->add_flag("--remove", *remove, "Delete invalid entries and stale temp files");
+  auto* verify = cache->add_subcommand(
+      "verify", "Check every entry (exit 1 while invalid entries remain; 6 if --remove could not delete a file)");
+  verify->add_flag("--remove", *remove, "Delete invalid entries, stale temp files and unheld stale locks");
   verify->callback([dir, remove, &exit_code] {
     const auto r = verify_cache(cache_directory(*dir), *remove);
-    for (const auto& e : r.invalid)
-      std::cout << fmt::format("invalid {}: {}{}\n", e.path, e.defect, *remove ? " (removed)" : "");
+    std::uint64_t remaining = 0;
+    for (const auto& e : r.invalid) {
+      remaining += !e.removed;
+      std::cout << fmt::format("invalid {}: {}{}\n", e.path, e.defect,
+                               !*remove ? "" : e.removed ? " (removed)" : " (NOT removed)");
+    }
+    for (const auto& f : r.failures) std::cerr << "bandjit: could not remove " << f << "\n";
     std::cout << fmt::format("verify: {} valid, {} invalid{}\n", r.valid, r.invalid.size(),
                              *remove ? fmt::format(", {} stale temp files removed", r.stale_temp_removed) : "");
-    exit_code = (r.invalid.empty() || *remove) ? kOk : kFailed;
+    exit_code = !r.failures.empty() ? static_cast<int>(ErrorKind::io) : remaining ? kFailed : kOk;
   });
 
   auto max_size = std::make_shared<std::string>();
@@ -74,7 +81,8 @@ void add_cache(CLI::App& app, int& exit_code) {
     const auto r = prune_cache(cache_directory(*dir), cap);
     std::cout << fmt::format("prune: removed {} entries, {} → {}\n", r.removed, human(r.bytes_before),
                              human(r.bytes_after));
-    exit_code = kOk;
+    for (const auto& f : r.failures) std::cerr << "bandjit: could not remove " << f << "\n";
+    exit_code = r.failures.empty() ? kOk : static_cast<int>(ErrorKind::io);
   });
 
   auto* clear = cache->add_subcommand("clear", "Remove every entry");

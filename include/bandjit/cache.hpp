@@ -26,6 +26,7 @@ struct CacheEntryInfo {
   std::int64_t last_used = 0;  ///< unix seconds (file mtime, refreshed on every hit)
   bool valid = false;
   std::string defect;  ///< why the entry is unusable, when !valid
+  bool removed = false;  ///< verify_cache with remove_invalid deleted it
 };
 
 /// Every entry of the directory, fully checked (magic, lengths, checksum, key hash).
@@ -43,24 +44,30 @@ CacheSummary summarize_cache(const std::string& dir);
 
 struct VerifyReport {
   std::uint64_t valid = 0;
-  std::vector<CacheEntryInfo> invalid;  ///< removed when remove_invalid was set
+  std::vector<CacheEntryInfo> invalid;  ///< with remove_invalid: deleted unless .removed is false
   std::uint64_t stale_temp_removed = 0;
+  std::vector<std::string> failures;  ///< "path: reason" of each file remove_invalid could not delete
 };
-/// Checks every entry; with remove_invalid, deletes bad entries and temp files older than
-/// a minute (left by a writer that died). A clean cache has invalid.empty().
+/// Checks every entry; with remove_invalid, deletes bad entries, temp files older than a
+/// minute (left by a writer that died) and build locks older than a minute that no process
+/// holds. A clean cache has invalid.empty(); files it could not delete are in failures.
 VerifyReport verify_cache(const std::string& dir, bool remove_invalid);
 
 struct PruneReport {
   std::uint64_t removed = 0;
   std::uint64_t bytes_before = 0;
   std::uint64_t bytes_after = 0;
+  std::vector<std::string> failures;  ///< "path: reason" of each entry that could not be deleted
 };
-/// Evicts least-recently-used entries until the total is at most max_bytes.
+/// Evicts least-recently-used entries until the total is at most max_bytes (or until every
+/// entry it could delete is gone: the others are in failures).
 PruneReport prune_cache(const std::string& dir, std::uint64_t max_bytes);
 
-/// Removes every entry, and temp files older than a minute (younger ones may belong to a
-/// live writer); returns the number of files removed. Only files of the cache's layout
-/// (<hh>/<64 hex>.bjk and their temp files) are ever touched, here and in every command.
+/// Removes every entry, temp files older than a minute (younger ones may belong to a live
+/// writer) and unheld build locks older than a minute; returns the number of files removed.
+/// Throws Error(io), after removing what it could, when a file could not be removed (a
+/// read-only cache, another user's directory). Only files of the cache's layout
+/// (<hh>/<64 hex>.bjk, their temp files and locks) are ever touched, here and in every command.
 std::uint64_t clear_cache(const std::string& dir);
 
 }  // namespace bandjit

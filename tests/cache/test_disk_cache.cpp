@@ -2,6 +2,8 @@
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -259,4 +261,71 @@ TEST_CASE("disk_cache: one build lock per key; released on scope exit, its file 
   }
   CHECK_FALSE(fs::exists(cache.lock_path_of(hash)));
   CHECK(cache.lock(hash, std::chrono::milliseconds(0)).held());
+}
+
+TEST_CASE("disk_cache: verify --remove and clear leave a build lock that a live builder holds", "[disk_cache]") {
+  test::TempDir dir;
+  const DiskCache cache(dir.path(), 1 << 30);
+  const std::string held_hash(64, 'b'), dead_hash(64, 'c');
+  const FileLock held = cache.lock(held_hash, std::chrono::milliseconds(0));
+  REQUIRE(held.held());
+  { const FileLock dead = cache.lock(dead_hash, std::chrono::milliseconds(0)); }
+  test::write_text(cache.lock_path_of(dead_hash), "");  // a lock file left by a killed builder
+  const struct timespec old[2] = {{std::time(nullptr) - 600, 0}, {std::time(nullptr) - 600, 0}};
+  for (const auto& h : {held_hash, dead_hash}) ::utimensat(AT_FDCWD, cache.lock_path_of(h).c_str(), old, 0);
+  const auto report = verify_cache(dir.path(), true);
+  CHECK(report.stale_temp_removed == 1);
+  CHECK(report.failures.empty());
+  CHECK(fs::exists(cache.lock_path_of(held_hash)));  // older than a minute, but held
+  CHECK_FALSE(fs::exists(cache.lock_path_of(dead_hash)));
+  CHECK(clear_cache(dir.path()) == 0);
+  CHECK(fs::exists(cache.lock_path_of(held_hash)));
+  CHECK_FALSE(cache.lock(held_hash, std::chrono::milliseconds(0)).held());  // still exclusive
+}
+
+TEST_CASE("disk_cache: files that cannot be removed are reported, never counted as removed", "[disk_cache]") {
+  // Another user's cache: its directories are not writable by this process. Run as root,
+  // the checks run in a child that drops to uid/gid 65534 (nobody), since root may delete
+  // from any directory; otherwise the shard directory is made read-only (0555).
+  test::TempDir dir;
+  pregenerate("band_qk", tiny(64), in(dir));
+  const std::string bad = only_entry(dir.path());
+  rewrite(bad, [](std::string& b) { b[20] ^= 1; });
+  const std::string shard = fs::path(bad).parent_path().string();
+  const auto checks = [&]() -> int {  // 0 when every check holds, else the first that failed
+    const auto v = verify_cache(dir.path(), true);
+    if (v.invalid.size() != 1 || v.invalid[0].removed) return 1;
+    if (v.failures.size() != 1 || v.failures[0].find(bad) != 0) return 2;
+    if (v.failures[0].find("Permission denied") == std::string::npos) return 3;
+    const auto p = prune_cache(dir.path(), 0);
+    if (p.removed != 0 || p.failures.size() != 1 || p.bytes_after != p.bytes_before) return 4;
+    try {
+      clear_cache(dir.path());
+      return 5;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::io || std::string(e.what()).find("could not remove 1") == std::string::npos) return 6;
+    }
+    return fs::exists(bad) ? 0 : 7;
+  };
+  int failed = -1;
+  if (::geteuid() == 0) {
+    ::chmod(dir.path().c_str(), 0755);  // the temp dir is 0700: let the child in
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
+      ::_exit(checks());
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    failed = WEXITSTATUS(status);
+  } else {
+    REQUIRE(::chmod(shard.c_str(), 0555) == 0);
+    failed = checks();
+    ::chmod(shard.c_str(), 0755);
+  }
+  CHECK(failed == 0);
+  CHECK(verify_cache(dir.path(), true).failures.empty());  // writable again: removed now
+  CHECK_FALSE(fs::exists(bad));
 }
