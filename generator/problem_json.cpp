@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "bandjit/errors.hpp"
+#include "generator/json_input.hpp"
 
 namespace bandjit {
 namespace {
@@ -123,13 +124,7 @@ Problem problem_from_json(const json& doc, const std::string& where) {
 std::string to_json(const Problem& problem) { return problem_to_json(problem).dump(); }
 
 Problem problem_from_json(std::string_view json_text) {
-  json doc;
-  try {
-    doc = json::parse(json_text);
-  } catch (const json::exception& e) {  // syntax, and numbers out of range (1e400)
-    throw Error(ErrorKind::invalid_problem, fmt::format("problem is not valid JSON: {}", e.what()));
-  }
-  return problem_from_json(doc, "");
+  return problem_from_json(parse_input_json(json_text, "problem"), "");
 }
 
 }  // namespace bandjit

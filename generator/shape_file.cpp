@@ -10,6 +10,7 @@
 
 #include "bandjit/errors.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/json_input.hpp"
 #include "generator/problem_json.hpp"
 
 namespace bandjit {
@@ -19,13 +20,7 @@ ShapeFile load_shape_file(const std::string& path) {
   if (!in) throw Error(ErrorKind::io, fmt::format("cannot read shape file {}", path), {{"path", path}});
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(ErrorKind::invalid_problem, fmt::format("{} is not valid JSON: {}", path, e.what()),
-                {{"path", path}});
-  }
+  const nlohmann::json doc = parse_input_json(text.str(), path, {{"path", path}});
   if (!doc.is_object() || !doc.contains("problems") || !doc["problems"].is_array())
     throw Error(ErrorKind::invalid_problem,
                 fmt::format("{}: expected an object with a \"problems\" list (SPEC §6)", path), {{"path", path}});
@@ -40,9 +35,9 @@ ShapeFile load_shape_file(const std::string& path) {
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const auto where = fmt::format("{} problems[{}]", path, i);
     ShapeEntry entry;
-    nlohmann::json params = problems[i];
-    if (!params.is_object())
+    if (!problems[i].is_object())
       throw Error(ErrorKind::invalid_problem, fmt::format("{}: a problem must be a JSON object", where));
+    nlohmann::json params = problems[i];
     if (auto it = params.find("parameter_set"); it != params.end()) {
       if (!it->is_string() || families_of_set(it->get<std::string>()).empty()) {
         std::set<std::string> sets;

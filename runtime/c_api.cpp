@@ -11,6 +11,7 @@
 #include "bandjit/cache.hpp"
 #include "bandjit/errors.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/json_input.hpp"
 
 struct bandjit_kernel {
   bandjit::Kernel kernel;
@@ -82,13 +83,7 @@ bandjit_status bandjit_validate_parameters(const char* family, const char* param
   return guarded([&] {
     require(family, "family");
     require(parameters_json, "parameters_json");
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(parameters_json);
-    } catch (const nlohmann::json::exception& e) {
-      throw bandjit::Error(bandjit::ErrorKind::invalid_problem, std::string("parameters are not valid JSON: ") + e.what());
-    }
-    bandjit::find_family(family).canonical(doc);
+    bandjit::find_family(family).canonical(bandjit::parse_input_json(parameters_json, "parameters"));
   });
 }
 

@@ -8,6 +8,7 @@
 #include "bandjit/bandjit.hpp"
 #include "bandjit/cache.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/json_input.hpp"
 #include "generator/problem_json.hpp"
 #include "runtime/config.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -84,12 +85,7 @@ Kernel get_kernel(std::string_view family, const Problem& problem, const Options
 namespace {
 
 nlohmann::json parse_parameters(std::string_view family, std::string_view text) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // syntax, and numbers out of range (1e400)
-    throw Error(ErrorKind::invalid_problem, fmt::format("{}: the parameters are not valid JSON: {}", family, e.what()),
-                {{"family", std::string(family)}});
-  }
+  return parse_input_json(text, fmt::format("{}: the parameters", family), {{"family", std::string(family)}});
 }
 
 }  // namespace

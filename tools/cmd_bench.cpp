@@ -23,7 +23,6 @@ struct BenchArgs {
 };
 
 int run_bench(const BenchArgs& args) {
-  require_gpu("bench");
   check_output_file(args.json);
   std::vector<ShapeEntry> entries;
   for (const auto& path : args.shapes)
@@ -34,6 +33,7 @@ int run_bench(const BenchArgs& args) {
     e.parameters = to_json(e.problem);
     entries.push_back(std::move(e));
   }
+  require_gpu("bench");  // after the input is checked: a machine without a GPU still reports bad shapes
   ensure_context();
   const double copy_gbps = copy_bandwidth_gbps(std::size_t(1) << 30, 20);
   std::cout << fmt::format("device-to-device copy: {:.0f} GB/s (read + written)\n", copy_gbps);

@@ -7,6 +7,7 @@
 
 #include "bandjit/errors.hpp"
 #include "generator/family_registry.hpp"
+#include "generator/json_input.hpp"
 #include "tools/cli_common.hpp"
 
 namespace bandjit::cli {
@@ -25,19 +26,18 @@ void add_emit(CLI::App& app, int& exit_code) {
                   "Kernel family (see `bandjit families`); default: the first of the problem's parameter set (band_qk)");
   auto* problem = cmd->add_option("--problem", args->problem, "Problem as JSON: SPEC §2 fields, or the family's parameters (`bandjit families`)");
   auto* shapes = cmd->add_option("--shapes", args->shapes, "Shape file to take the problem from")->check(CLI::ExistingFile);
-  cmd->add_option("--index", args->index, "Problem index in the shape file")->needs(shapes);
+  cmd->add_option("--index", args->index, "Problem index in the shape file")
+      ->needs(shapes)
+      ->check(CLI::Range(0LL, 1000000000LL));  // as a signed number first: a negative index would wrap around
   problem->excludes(shapes);
   cmd->add_flag("--standalone", args->standalone, "Inline the templates: one file that nvcc compiles on its own");
   cmd->callback([args, &exit_code] {
     std::string params, set = kBandSet;
     if (!args->problem.empty()) {
       params = args->problem;
-      try {
-        const auto doc = nlohmann::json::parse(params);
-        if (doc.is_object() && doc.contains("parameter_set") && doc["parameter_set"].is_string())
-          set = doc["parameter_set"].get<std::string>();
-      } catch (const nlohmann::json::exception&) {  // emit_source names the JSON error
-      }
+      const auto doc = parse_input_json(params, "--problem");
+      if (doc.is_object() && doc.contains("parameter_set") && doc["parameter_set"].is_string())
+        set = doc["parameter_set"].get<std::string>();
     } else if (!args->shapes.empty()) {
       const auto file = load_shape_file(args->shapes);
       if (args->index >= file.entries.size())

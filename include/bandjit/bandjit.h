@@ -40,7 +40,8 @@ const char* bandjit_last_error(void);
 /* Library version, e.g. "0.1.0". */
 const char* bandjit_version(void);
 
-/* Checks a problem (JSON text) without building anything. */
+/* Checks a problem (JSON text) without building anything. JSON that repeats a key in one
+ * object or nests more than 64 levels deep is BANDJIT_ERROR_INVALID_PROBLEM. */
 bandjit_status bandjit_validate_problem(const char* problem_json);
 
 /* Checks the parameters (JSON text) of any family by name: the band families take the

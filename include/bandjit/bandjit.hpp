@@ -117,7 +117,8 @@ Kernel get_kernel(std::string_view family, const Problem& problem, const Options
 
 /// get_kernel for any family, by name, with its parameters as a JSON object (the band
 /// families take the fields of SPEC §2). Unknown parameters, wrong types and out-of-range
-/// values throw Error(invalid_problem) naming the family, the field and the allowed range.
+/// values throw Error(invalid_problem) naming the family, the field and the allowed range;
+/// so do a key repeated in one object and nesting more than 64 levels deep.
 Kernel get_kernel(std::string_view family, std::string_view parameters_json, const Options& options = {});
 
 /// Outcome of filling the disk cache for one kernel (no GPU needed).

@@ -78,7 +78,8 @@ std::size_t element_size(DType dtype);
 /// Canonical JSON of the problem (sorted keys; dilation as one int when uniform).
 std::string to_json(const Problem& problem);
 /// Parses and validates a problem in the shape-file form of SPEC §6.
-/// Throws Error(invalid_problem) on unknown fields, wrong types or out-of-range values.
+/// Throws Error(invalid_problem) on unknown fields, wrong types or out-of-range values, and
+/// on JSON that repeats a key in one object or nests more than 64 levels deep.
 Problem problem_from_json(std::string_view json_text);
 
 /// Short, file- and symbol-safe name: b1_h12_n4096_d64_wl256_wr256_dil1_f16_bnhd[...].

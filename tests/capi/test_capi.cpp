@@ -81,3 +81,24 @@ TEST_CASE("capi: any family's parameters are validated by name, and the families
     if (p["name"] == "layout") CHECK(p["default"] == "bnhd");
   }
 }
+
+TEST_CASE("capi: JSON nested deeper than 64 levels is refused, not a crash; a repeated key is named", "[capi]") {
+  const auto nested = [](int depth, const std::string& inner) {  // {"batch": [[…inner…]]}: depth levels in all
+    return R"({"batch":)" + std::string(depth - 1, '[') + inner + std::string(depth - 1, ']') + "}";
+  };
+  // 64 levels parse (then fail as a problem: batch is not an integer); 65 do not.
+  CHECK(bandjit_validate_problem(nested(64, "1").c_str()) == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("allowed: an integer") != std::string::npos);
+  CHECK(bandjit_validate_problem(nested(65, "1").c_str()) == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("nested more than 64 levels") != std::string::npos);
+  // Deep enough to overflow the stack of a recursive copy or print (it did before the limit).
+  const std::string deep = std::string(300000, '[') + std::string(300000, ']');
+  CHECK(bandjit_validate_problem(deep.c_str()) == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(bandjit_validate_parameters("layer_norm", deep.c_str()) == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(bandjit_validate_problem(nested(300000, "1").c_str()) == BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find("nested more than 64 levels") != std::string::npos);
+  CHECK(bandjit_validate_parameters("layer_norm", R"({"rows": 8, "hidden": 64, "dtype": "float16", "hidden": 65})") ==
+        BANDJIT_ERROR_INVALID_PROBLEM);
+  CHECK(std::string(bandjit_last_error()).find(R"(the key "hidden" appears twice)") != std::string::npos);
+  CHECK(bandjit_validate_parameters("layer_norm", R"({"rows": 8, "hidden": 64, "dtype": "float16"})") == BANDJIT_OK);
+}

@@ -65,6 +65,25 @@ TEST_CASE("shapes: ops, shorthands and errors", "[shapes]") {
       CHECK(what.find("problems[0]") != std::string::npos);
     }
   }
+  SECTION("a number out of range, a repeated key or nesting past 64 levels is invalid JSON naming the file") {
+    const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+    const std::pair<std::string, std::string> cases[] = {
+        {R"({"name": "d", "problems": [{)" + problem + R"(, "scale": 1e400}]})", "number overflow"},
+        {R"({"name": "d", "problems": [{)" + problem + R"(, "heads": 3}]})", R"(the key "heads" appears twice)"},
+        {R"({"name": "d", "problems": [)" + deep + "]}", "nested more than 64 levels"}};
+    for (const auto& [text, why] : cases) {
+      test::write_text(dir / "d.json", text);
+      try {
+        load_shape_file(dir / "d.json");
+        FAIL("accepted " << why);
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        CHECK(e.kind() == ErrorKind::invalid_problem);
+        CHECK(what.find("d.json is not valid JSON") != std::string::npos);
+        CHECK(what.find(why) != std::string::npos);
+      }
+    }
+  }
   SECTION("a bad problem names the file and its index") {
     const std::string bad =
         R"("batch": 1, "heads": 2, "seq_len": 64, "head_dim": 7, "window_left": 4, "window_right": 0, "dtype": "float32")";

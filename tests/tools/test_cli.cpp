@@ -186,6 +186,14 @@ TEST_CASE("cli: GPU commands say so without a GPU; a missing NVRTC fails each ke
     auto r = run_cli("check --shapes " + shapes);
     CHECK(r.exit_code == 5);
     CHECK(has(r.output, "needs a GPU"));
+    test::TempDir bad;  // the input is checked first: a bad shape file is exit 3 here too
+    test::write_text(bad / "bad.json", R"({"problems": [{"batch": 0, "heads": 2, "seq_len": 64, "head_dim": 32,)"
+                                       R"( "window_left": 4, "window_right": 0, "dtype": "float16"}]})");
+    for (const char* command : {"check", "bench"}) {
+      r = run_cli(std::string(command) + " --shapes " + bad / "bad.json");
+      CHECK(r.exit_code == 3);
+      CHECK(has(r.output, "batch"));
+    }
     r = run_cli("pregenerate --shapes " + shapes);  // no --arch and no GPU to ask
     CHECK(r.exit_code == 2);
     CHECK(has(r.output, "--arch sm_90"));
