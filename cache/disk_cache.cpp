@@ -100,9 +100,19 @@ struct FileRow {
   fs::file_time_type mtime;
 };
 
-std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* temps = nullptr) {
+// Inspection and maintenance must not take a directory they cannot read for an empty one.
+void require_listable(const fs::path& dir) {
+  if (::access(dir.c_str(), R_OK | X_OK) == 0 || errno == ENOENT) return;
+  throw Error(ErrorKind::io, fmt::format("cannot read the cache directory {}: {}", dir.string(), std::strerror(errno)),
+              {{"path", dir.string()}});
+}
+
+// The cache's files; `strict`: Error(io) for a cache or shard directory this process cannot
+// read (the writer's eviction passes false: its entry is written, what it cannot see it keeps).
+std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* temps = nullptr, bool strict = true) {
   std::vector<FileRow> rows;
   std::error_code ec;
+  if (strict) require_listable(dir);
   for (fs::directory_iterator top(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && top != end;
        top.increment(ec)) {
     std::error_code fe;
@@ -112,6 +122,7 @@ std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* 
       continue;
     }
     if (!is_hex(top_name, 2) || !top->is_directory(fe)) continue;
+    if (strict) require_listable(top->path());
     for (fs::directory_iterator it(top->path(), fs::directory_options::skip_permission_denied, fe), stop;
          !fe && it != stop; it.increment(fe)) {
       std::error_code ie;
@@ -224,7 +235,7 @@ CacheEntryInfo inspect(const FileRow& row, const std::string& dir_untrusted, Fil
 
 std::uint64_t evict(const std::string& dir, std::uint64_t max_bytes, const fs::path& keep, std::uint64_t* removed,
                     std::vector<std::string>* failures = nullptr) {
-  auto rows = entry_files(dir);
+  auto rows = entry_files(dir, nullptr, failures != nullptr);  // put's eviction lists what it can
   std::uint64_t total = 0;
   for (const auto& r : rows) total += r.bytes;
   if (total <= max_bytes) return total;

@@ -50,6 +50,27 @@ void rewrite(const std::string& path, const std::function<void(std::string&)>& e
 
 void pause_for_mtime() { std::this_thread::sleep_for(std::chrono::milliseconds(30)); }
 
+// Runs `checks` (0: all held, else the number of the first that failed) without the right to
+// change `dir`. Root may change any directory, so as root it runs in a forked child that drops
+// to uid/gid 65534 (nobody); otherwise `dir` is made read-only (mode `mode`) around the call.
+int without_write_access(const std::string& dir, mode_t mode, const std::function<int()>& checks) {
+  if (::geteuid() != 0) {
+    if (::chmod(dir.c_str(), mode) != 0) return 200;
+    const int failed = checks();
+    ::chmod(dir.c_str(), 0755);
+    return failed;
+  }
+  const pid_t child = ::fork();
+  if (child < 0) return 201;
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
+    ::_exit(checks());
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return 202;
+  return WEXITSTATUS(status);
+}
+
 }  // namespace
 
 TEST_CASE("disk_cache: a miss compiles and stores, the next request loads", "[disk_cache]") {
@@ -283,15 +304,32 @@ TEST_CASE("disk_cache: verify --remove and clear leave a build lock that a live 
   CHECK_FALSE(cache.lock(held_hash, std::chrono::milliseconds(0)).held());  // still exclusive
 }
 
-TEST_CASE("disk_cache: files that cannot be removed are reported, never counted as removed", "[disk_cache]") {
-  // Another user's cache: its directories are not writable by this process. Run as root,
-  // the checks run in a child that drops to uid/gid 65534 (nobody), since root may delete
-  // from any directory; otherwise the shard directory is made read-only (0555).
+TEST_CASE("disk_cache: files that cannot be removed are reported, never counted as removed; an unreadable cache is an error", "[disk_cache]") {
+  // Another user's cache: its directories are not writable (or not readable) by this process.
   test::TempDir dir;
   pregenerate("band_qk", tiny(64), in(dir));
   const std::string bad = only_entry(dir.path());
   rewrite(bad, [](std::string& b) { b[20] ^= 1; });
   const std::string shard = fs::path(bad).parent_path().string();
+  // Another user's cache this process cannot even read: an I/O error, not an empty cache.
+  const auto unreadable = [&]() -> int {
+    const std::function<void()> reads[] = {[&] { list_cache(dir.path()); }, [&] { summarize_cache(dir.path()); },
+                                           [&] { verify_cache(dir.path(), false); }, [&] { prune_cache(dir.path(), 0); },
+                                           [&] { clear_cache(dir.path()); }};
+    int n = 10;
+    for (const auto& read : reads) {
+      ++n;
+      try {
+        read();
+        return n;
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::io || std::string(e.what()).find("cannot read the cache directory") == std::string::npos)
+          return n + 10;
+      }
+    }
+    return 0;
+  };
+  CHECK(without_write_access(dir.path(), 0, unreadable) == 0);  // as root: the temp dir's 0700
   const auto checks = [&]() -> int {  // 0 when every check holds, else the first that failed
     const auto v = verify_cache(dir.path(), true);
     if (v.invalid.size() != 1 || v.invalid[0].removed) return 1;
@@ -307,25 +345,8 @@ TEST_CASE("disk_cache: files that cannot be removed are reported, never counted 
     }
     return fs::exists(bad) ? 0 : 7;
   };
-  int failed = -1;
-  if (::geteuid() == 0) {
-    ::chmod(dir.path().c_str(), 0755);  // the temp dir is 0700: let the child in
-    const pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
-      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
-      ::_exit(checks());
-    }
-    int status = 0;
-    REQUIRE(::waitpid(child, &status, 0) == child);
-    REQUIRE(WIFEXITED(status));
-    failed = WEXITSTATUS(status);
-  } else {
-    REQUIRE(::chmod(shard.c_str(), 0555) == 0);
-    failed = checks();
-    ::chmod(shard.c_str(), 0755);
-  }
-  CHECK(failed == 0);
+  ::chmod(dir.path().c_str(), 0755);  // the temp dir is 0700: let another user in
+  CHECK(without_write_access(shard, 0555, checks) == 0);
   CHECK(verify_cache(dir.path(), true).failures.empty());  // writable again: removed now
   CHECK_FALSE(fs::exists(bad));
 }
