@@ -1,5 +1,6 @@
 // `bandjit`: pregenerate, warmup, cache, emit, check, families, info, bench (docs/cli.md).
 #include <iostream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,22 @@ int main(int argc, char** argv) {
     if (!known) {
       std::cerr << "bandjit: unknown command \"" << argv[1] << "\"\nRun with --help for the commands.\n";
       return bandjit::cli::kUsage;
+    }
+  }
+  // The same for `cache`'s subcommands (its one option, --cache-dir, may come before them).
+  if (argc > 2 && std::string_view(argv[1]) == "cache") {
+    const auto* cache = app.get_subcommand("cache");
+    for (int i = 2; i < argc; ++i) {
+      const std::string_view arg = argv[i];
+      if (arg == "--cache-dir") ++i;  // its value
+      if (arg.empty() || arg[0] == '-') continue;
+      bool known = false;
+      for (const auto* sub : cache->get_subcommands({})) known = known || sub->check_name(argv[i]);
+      if (!known) {
+        std::cerr << "bandjit: unknown cache command \"" << arg << "\"\nRun `bandjit cache --help` for them.\n";
+        return bandjit::cli::kUsage;
+      }
+      break;
     }
   }
   try {

@@ -29,6 +29,15 @@ TEST_CASE("cli: usage errors exit 2 with a hint", "[cli]") {
   CHECK(has(r.output, "/no/such/file.json"));
   r = run_cli("frobnicate");
   CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "unknown command \"frobnicate\""));
+  for (const char* line : {"cache frobnicate", "cache --cache-dir /tmp frobnicate"}) {
+    r = run_cli(line);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, "unknown cache command \"frobnicate\""));
+  }
+  r = run_cli("emit --shapes " + test::source_path("shapes/longformer-base-4096.json") + " --index -1");
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.output, "--index"));
   r = run_cli("cache prune --max-size lots");
   CHECK(r.exit_code == 2);
   CHECK(has(r.output, "lots"));
