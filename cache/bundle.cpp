@@ -6,6 +6,7 @@
 
 #include "bandjit/errors.hpp"
 #include "cache/little_endian.hpp"
+#include "generator/json_input.hpp"
 #include "cache/sha256.hpp"
 
 namespace bandjit {
@@ -77,7 +78,7 @@ Bundle parse_bundle(std::string_view in, const std::string& path) {
   Bundle bundle;
   std::uint64_t expected_offset = 0;
   try {
-    const auto index = nlohmann::json::parse(index_text);
+    const auto index = parse_json_limited(index_text);  // a file from another machine
     bundle.arch = index.at("arch").get<std::string>();
     bundle.nvrtc = index.at("nvrtc").get<std::string>();
     bundle.generator = index.at("generator").get<int>();
@@ -112,6 +113,8 @@ Bundle parse_bundle(std::string_view in, const std::string& path) {
     }
   } catch (const nlohmann::json::exception& e) {
     reject(path, fmt::format("index is malformed ({})", e.what()));
+  } catch (const JsonRefused& e) {
+    reject(path, fmt::format("index refused ({})", e.what()));
   }
   if (expected_offset != body.size()) reject(path, "trailing bytes after the last kernel");
   return bundle;

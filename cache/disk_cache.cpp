@@ -143,16 +143,22 @@ std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* 
 // Temp files older than this belong to a writer that died; younger ones may be live.
 constexpr auto kStaleTemp = std::chrono::minutes(1);
 
-// A build lock is removed only while this process holds it, as its holder does on release
-// (cache/file_lock.cpp): a builder may hold one much longer than a minute (it waits up to
-// five for another's lock before it compiles). A held lock is skipped.
+// A build lock is removed only while this process holds it and the path still names the file
+// it holds, as its holder does on release (cache/file_lock.cpp): a builder may hold one much
+// longer than a minute (it waits up to five for another's lock before it compiles). A held
+// lock is skipped. Without the second check, a holder that released (and unlinked) the file
+// between our open and our flock would let us unlink the next builder's new lock file.
 std::string remove_unheld_lock(const fs::path& path, bool* removed) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno == ENOENT ? "" : std::strerror(errno);
   std::string why;
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    why = remove_file(path);
-    *removed = why.empty();
+    struct stat held {}, now {};
+    if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
+        held.st_dev == now.st_dev) {
+      why = remove_file(path);
+      *removed = why.empty();
+    }  // else: released and replaced meanwhile; the new file is its builder's
   } else if (errno != EWOULDBLOCK) {
     why = std::strerror(errno);
   }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cache/little_endian.hpp"
+#include "generator/json_input.hpp"
 #include "cache/sha256.hpp"
 
 namespace bandjit {
@@ -50,9 +51,9 @@ std::optional<CacheEntry> parse_entry(std::string_view in, std::string* defect) 
   if (std::memcmp(d.data(), in.data() + pos, 32) != 0) return fail("checksum mismatch");
   CacheEntry entry;
   try {
-    entry.manifest = nlohmann::json::parse(manifest);
-  } catch (const nlohmann::json::exception&) {
-    return fail("manifest is not JSON");
+    entry.manifest = parse_json_limited(manifest);  // bundles and Redis bring manifests from elsewhere
+  } catch (const JsonRefused& e) {
+    return fail(fmt::format("manifest refused ({})", e.what()));
   }
   if (!entry.manifest.is_object() || !entry.manifest.contains("key")) return fail("manifest lacks the key");
   entry.cubin.assign(in.substr(pos - payload_size, payload_size));

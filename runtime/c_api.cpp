@@ -83,7 +83,7 @@ bandjit_status bandjit_validate_parameters(const char* family, const char* param
   return guarded([&] {
     require(family, "family");
     require(parameters_json, "parameters_json");
-    bandjit::find_family(family).canonical(bandjit::parse_input_json(parameters_json, "parameters"));
+    bandjit::find_family(family).canonical(bandjit::parse_input_json(parameters_json, std::string(family) + " parameters"));
   });
 }
 

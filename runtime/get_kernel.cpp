@@ -85,7 +85,7 @@ Kernel get_kernel(std::string_view family, const Problem& problem, const Options
 namespace {
 
 nlohmann::json parse_parameters(std::string_view family, std::string_view text) {
-  return parse_input_json(text, fmt::format("{}: the parameters", family), {{"family", std::string(family)}});
+  return parse_input_json(text, fmt::format("{} parameters", family), {{"family", std::string(family)}});
 }
 
 }  // namespace

@@ -109,6 +109,19 @@ TEST_CASE("bundle: a flipped bit anywhere, a cut or an addition rejects the whol
     bad[20 + index_size + 5] ^= 0x80;
     expected = "index checksum mismatch";
   }
+  SECTION("an index nested past 64 levels, with a valid checksum") {
+    // Layout: magic (8), version (u32), index size (u64), index, SHA-256 of all that, entries.
+    std::uint64_t index_size = 0;
+    for (int b = 0; b < 8; ++b) index_size |= std::uint64_t(static_cast<unsigned char>(good[12 + b])) << (8 * b);
+    const std::string index = R"({"arch": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+    bad = good.substr(0, 12);
+    for (int b = 0; b < 8; ++b) bad.push_back(static_cast<char>((index.size() >> (8 * b)) & 0xff));
+    bad += index;
+    const Digest d = sha256(bad);
+    bad.append(reinterpret_cast<const char*>(d.data()), d.size());
+    bad += good.substr(20 + index_size + 32);
+    expected = "index refused (nested more than 64 levels deep)";
+  }
   SECTION("the last byte (the last entry's own checksum)") {
     bad[good.size() - 1] ^= 0x01;
     expected = "checksum mismatch";

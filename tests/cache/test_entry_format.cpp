@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cache/entry_format.hpp"
+#include "cache/sha256.hpp"
 #include "support/catch.hpp"
 #include "support/temp_dir.hpp"
 
@@ -61,4 +62,30 @@ TEST_CASE("entry: the version-1 golden file still parses", "[entry]") {
   CHECK(e->manifest["kernel_name"] == "bandjit_golden");
   REQUIRE(e->cubin.size() == 512);
   for (int i = 0; i < 512; ++i) CHECK(static_cast<unsigned char>(e->cubin[i]) == i % 256);
+}
+
+TEST_CASE("entry: a manifest nested past 64 levels or with a repeated key is refused, not a crash", "[entry]") {
+  // Bundles and Redis bring entries from other machines: one with a valid checksum around a
+  // manifest nested 10^6 deep crashed the comparison of its key (recursive) before the limit.
+  const auto entry_with_manifest = [](const std::string& manifest) {
+    // Layout: magic (8 bytes), version (u32), manifest size (u32), manifest, cubin size (u64),
+    // cubin, SHA-256 of everything before it.
+    const std::string good = serialize_entry(sample());
+    REQUIRE(good.compare(16, sample().manifest.dump().size(), sample().manifest.dump()) == 0);
+    std::string out = good.substr(0, 12);
+    const auto n = static_cast<std::uint32_t>(manifest.size());
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((n >> (8 * b)) & 0xff));
+    out += manifest;
+    out += good.substr(16 + sample().manifest.dump().size(), good.size() - 32 - 16 - sample().manifest.dump().size());
+    const Digest d = sha256(out);
+    out.append(reinterpret_cast<const char*>(d.data()), d.size());
+    return out;
+  };
+  std::string defect;
+  const std::string deep = R"({"key": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  CHECK_FALSE(parse_entry(entry_with_manifest(deep), &defect));
+  CHECK(defect == "manifest refused (nested more than 64 levels deep)");
+  CHECK_FALSE(parse_entry(entry_with_manifest(R"({"key": {}, "key": {}})"), &defect));
+  CHECK(defect == R"(manifest refused (the key "key" appears twice in one object))");
+  CHECK(parse_entry(entry_with_manifest(R"({"key": {"a": [[1]]}})"), &defect));  // shallow: fine
 }
