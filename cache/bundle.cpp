@@ -6,8 +6,8 @@
 
 #include "bandjit/errors.hpp"
 #include "cache/little_endian.hpp"
-#include "generator/json_input.hpp"
 #include "cache/sha256.hpp"
+#include "generator/json_input.hpp"
 
 namespace bandjit {
 namespace {

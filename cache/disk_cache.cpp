@@ -102,7 +102,7 @@ struct FileRow {
 
 // Inspection and maintenance must not take a directory they cannot read for an empty one.
 void require_listable(const fs::path& dir) {
-  if (::access(dir.c_str(), R_OK | X_OK) == 0 || errno == ENOENT) return;
+  if (::faccessat(AT_FDCWD, dir.c_str(), R_OK | X_OK, AT_EACCESS) == 0 || errno == ENOENT) return;  // as the effective user
   throw Error(ErrorKind::io, fmt::format("cannot read the cache directory {}: {}", dir.string(), std::strerror(errno)),
               {{"path", dir.string()}});
 }

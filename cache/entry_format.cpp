@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cache/little_endian.hpp"
-#include "generator/json_input.hpp"
 #include "cache/sha256.hpp"
+#include "generator/json_input.hpp"
 
 namespace bandjit {
 namespace {
