@@ -73,6 +73,12 @@ void warn_untrusted_once(const std::string& path, const std::string& why) {
 
 std::string shard_of(const std::string& entry_path) { return fs::path(entry_path).parent_path().string(); }
 
+// Removes `path`; "" when it is gone (also when another process removed it first), else why not.
+std::string remove_file(const fs::path& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return std::strerror(errno);
+  return "";
+}
+
 // Removes `path` only if it is still the file that was read: a concurrent writer may have
 // published a good entry under the same name meanwhile. Returns "" when the file read is gone
 // (removed here or by another process, or replaced), else why it could not be removed.
@@ -80,14 +86,7 @@ std::string remove_if_same(const std::string& path, const FileIdentity& read) {
   struct stat now {};
   if (::stat(path.c_str(), &now) != 0) return errno == ENOENT ? "" : std::strerror(errno);
   if (now.st_ino != read.inode || now.st_dev != read.device) return "";
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return std::strerror(errno);
-  return "";
-}
-
-// Removes `path`; "" when it is gone (also when another process removed it first), else why not.
-std::string remove_file(const fs::path& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return std::strerror(errno);
-  return "";
+  return remove_file(path);
 }
 
 void note_failure(std::vector<std::string>* failures, const fs::path& path, const std::string& why) {
@@ -153,9 +152,7 @@ std::string remove_unheld_lock(const fs::path& path, bool* removed) {
   if (fd < 0) return errno == ENOENT ? "" : std::strerror(errno);
   std::string why;
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    struct stat held {}, now {};
-    if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
-        held.st_dev == now.st_dev) {
+    if (same_file(fd, path.string())) {
       why = remove_file(path);
       *removed = why.empty();
     }  // else: released and replaced meanwhile; the new file is its builder's

@@ -14,13 +14,13 @@ namespace {
 
 constexpr auto kPoll = std::chrono::milliseconds(20);
 
+}  // namespace
+
 bool same_file(int fd, const std::string& path) {
   struct stat open_st {}, path_st {};
   return ::fstat(fd, &open_st) == 0 && ::stat(path.c_str(), &path_st) == 0 && open_st.st_ino == path_st.st_ino &&
          open_st.st_dev == path_st.st_dev;
 }
-
-}  // namespace
 
 FileLock FileLock::acquire(const std::string& path, std::chrono::milliseconds patience,
                            const std::function<bool()>& done) {

@@ -37,4 +37,8 @@ class FileLock {
   int fd_ = -1;
 };
 
+/// Whether the open file `fd` is still the file at `path` (same device and inode). The lock
+/// protocol's check: only whoever holds the flock on the file now at `path` may unlink it.
+bool same_file(int fd, const std::string& path);
+
 }  // namespace bandjit
