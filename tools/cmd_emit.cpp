@@ -70,6 +70,7 @@ void add_families(CLI::App& app, int& exit_code) {
   cmd->add_flag("--names", *names_only, "Print only the names, one per line");
   cmd->add_option("--json", *json_out, "Also write them as JSON to this file (- = stdout)");
   cmd->callback([json_out, names_only, &exit_code] {
+    check_output_file(*json_out);  // before the listing: a bad path fails with nothing printed
     const auto infos = family_infos();
     const nlohmann::json doc = families_json();
     if (*json_out == "-") {

@@ -174,7 +174,11 @@ TEST_CASE("cli: emit of a family from another parameter set names both sets", "[
 }
 
 TEST_CASE("cli: families lists each parameter with its range and default, and each family's arguments", "[cli]") {
-  auto r = run_cli("families");
+  auto r = run_cli("families --json /no/such/dir/families.json");
+  CHECK(r.exit_code == 6);
+  CHECK(has(r.output, "/no/such/dir/families.json"));
+  CHECK_FALSE(has(r.output, "parameters \"band\":"));  // refused before the listing
+  r = run_cli("families");
   CHECK(r.exit_code == 0);
   CHECK(has(r.output, "parameters \"band\":"));
   CHECK(has(r.output, "head_dim       integer  16 … 256, a multiple of 16 (required)"));
