@@ -99,21 +99,27 @@ struct FileRow {
   fs::file_time_type mtime;
 };
 
-// Inspection and maintenance must not take a directory they cannot read for an empty one.
-void require_listable(const fs::path& dir) {
-  if (::faccessat(AT_FDCWD, dir.c_str(), R_OK | X_OK, AT_EACCESS) == 0 || errno == ENOENT) return;  // as the effective user
-  throw Error(ErrorKind::io, fmt::format("cannot read the cache directory {}: {}", dir.string(), std::strerror(errno)),
+// A directory of the cache that could not be listed: Error(io) in strict listings, since
+// inspection and maintenance must not take a directory they cannot read for an empty one.
+[[noreturn]] void unlistable(const fs::path& dir, const std::error_code& ec) {
+  throw Error(ErrorKind::io, fmt::format("cannot read the cache directory {}: {}", dir.string(), ec.message()),
               {{"path", dir.string()}});
 }
 
-// The cache's files; `strict`: Error(io) for a cache or shard directory this process cannot
-// read (the writer's eviction passes false: its entry is written, what it cannot see it keeps).
+// The cache's files. `strict`: Error(io) when the cache directory or a shard cannot be listed
+// (opened or read to the end), as the open or read itself reports it; a cache directory that
+// does not exist is empty. The writer's eviction passes false: its entry is written, and what
+// it cannot see it keeps.
 std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* temps = nullptr, bool strict = true) {
   std::vector<FileRow> rows;
+  const auto options = strict ? fs::directory_options::none : fs::directory_options::skip_permission_denied;
   std::error_code ec;
-  if (strict) require_listable(dir);
-  for (fs::directory_iterator top(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && top != end;
-       top.increment(ec)) {
+  fs::directory_iterator top(dir, options, ec), end;
+  if (ec) {
+    if (strict && ec != std::errc::no_such_file_or_directory) unlistable(dir, ec);
+    return rows;
+  }
+  for (; top != end; top.increment(ec)) {
     std::error_code fe;
     const std::string top_name = top->path().filename().string();
     if (top->is_regular_file(fe) && top_name.rfind(".probe" + std::string(kTempMarker), 0) == 0) {
@@ -121,9 +127,8 @@ std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* 
       continue;
     }
     if (!is_hex(top_name, 2) || !top->is_directory(fe)) continue;
-    if (strict) require_listable(top->path());
-    for (fs::directory_iterator it(top->path(), fs::directory_options::skip_permission_denied, fe), stop;
-         !fe && it != stop; it.increment(fe)) {
+    fs::directory_iterator it(top->path(), options, fe), stop;
+    for (; !fe && it != stop; it.increment(fe)) {
       std::error_code ie;
       if (!it->is_regular_file(ie)) continue;
       const std::string name = it->path().filename().string();
@@ -135,7 +140,9 @@ std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* 
         if (!ie) rows.push_back({it->path(), size, mtime});
       }
     }
+    if (fe && strict && fe != std::errc::no_such_file_or_directory) unlistable(top->path(), fe);  // a shard removed meanwhile is empty
   }
+  if (ec && strict) unlistable(dir, ec);
   return rows;
 }
 

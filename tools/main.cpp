@@ -38,13 +38,18 @@ int main(int argc, char** argv) {
       return bandjit::cli::kUsage;
     }
   }
-  // The same for `cache`'s subcommands (its one option, --cache-dir, may come before them).
+  // The same for `cache`'s subcommands. Its one option, --cache-dir, may come before them; at
+  // any other option the scan stops and CLI11 reports what is wrong (or prints the help).
   if (argc > 2 && std::string_view(argv[1]) == "cache") {
     const auto* cache = app.get_subcommand("cache");
     for (int i = 2; i < argc; ++i) {
       const std::string_view arg = argv[i];
-      if (arg == "--cache-dir") ++i;  // its value
-      if (arg.empty() || arg[0] == '-') continue;
+      if (arg == "--cache-dir") {
+        ++i;  // its value
+        continue;
+      }
+      if (arg.rfind("--cache-dir=", 0) == 0) continue;
+      if (arg.empty() || arg[0] == '-') break;
       bool known = false;
       for (const auto* sub : cache->get_subcommands({})) known = known || sub->check_name(argv[i]);
       if (!known) {

@@ -31,7 +31,7 @@ struct CacheEntryInfo {
 
 /// Every entry of the directory, fully checked (magic, lengths, checksum, key hash).
 /// This and the functions below throw Error(io) for a cache (or <hh>) directory this process
-/// cannot read, rather than report it empty; a directory that does not exist is empty.
+/// cannot list, rather than report it empty; a cache directory that does not exist is empty.
 std::vector<CacheEntryInfo> list_cache(const std::string& dir);
 
 struct CacheSummary {

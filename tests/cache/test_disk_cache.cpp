@@ -51,29 +51,30 @@ void rewrite(const std::string& path, const std::function<void(std::string&)>& e
 
 void pause_for_mtime() { std::this_thread::sleep_for(std::chrono::milliseconds(30)); }
 
-// Runs `checks` (0: all held, else the number of the first that failed) without the right to
-// change `dir`. Root may change any directory, so as root it runs in a forked child that drops
-// to uid/gid 65534 (nobody); otherwise `dir` is made read-only (mode `mode`) around the call.
-int without_write_access(const std::string& dir, mode_t mode, const std::function<int()>& checks) {
+// Runs `checks` (0: all held, else the number of the first that failed) with `path` at mode
+// `mode` (0555: not writable, 0: not readable either), then restores 0755. Root ignores modes,
+// so as root `checks` runs in a forked child that drops to `uid` (default 65534, nobody).
+int with_mode(const std::string& path, mode_t mode, const std::function<int()>& checks, uid_t uid = 65534) {
+  if (::chmod(path.c_str(), mode) != 0) return 200;
+  int failed = 0;
   if (::geteuid() != 0) {
-    if (::chmod(dir.c_str(), mode) != 0) return 200;
-    const int failed = checks();
-    ::chmod(dir.c_str(), 0755);
-    return failed;
-  }
-  const pid_t child = ::fork();
-  if (child < 0) return 201;
-  if (child == 0) {  // no Catch2 in here: every outcome is an exit code
-    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
-    try {
-      ::_exit(checks());
-    } catch (...) {
-      ::_exit(99);
+    failed = checks();
+  } else {
+    const pid_t child = ::fork();
+    if (child < 0) return 201;
+    if (child == 0) {  // no Catch2 in here: every outcome is an exit code
+      if (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(100);
+      try {
+        ::_exit(checks());
+      } catch (...) {
+        ::_exit(99);
+      }
     }
+    int status = 0;
+    failed = ::waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 202;
   }
-  int status = 0;
-  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return 202;
-  return WEXITSTATUS(status);
+  ::chmod(path.c_str(), 0755);
+  return failed;
 }
 
 }  // namespace
@@ -316,7 +317,10 @@ TEST_CASE("disk_cache: files that cannot be removed are reported, never counted 
   const std::string bad = only_entry(dir.path());
   rewrite(bad, [](std::string& b) { b[20] ^= 1; });
   const std::string shard = fs::path(bad).parent_path().string();
-  // Another user's cache this process cannot even read: an I/O error, not an empty cache.
+  ::chmod(dir.path().c_str(), 0755);  // the temp dir is 0700: let another user in
+  // Another user's cache (or one shard of it) this process cannot read: an I/O error naming
+  // the directory, not an empty cache.
+  std::string unreadable_path;
   const auto unreadable = [&]() -> int {
     const std::function<void()> reads[] = {[&] { list_cache(dir.path()); }, [&] { summarize_cache(dir.path()); },
                                            [&] { verify_cache(dir.path(), false); }, [&] { prune_cache(dir.path(), 0); },
@@ -328,13 +332,17 @@ TEST_CASE("disk_cache: files that cannot be removed are reported, never counted 
         read();
         return n;
       } catch (const Error& e) {
-        if (e.kind() != ErrorKind::io || std::string(e.what()).find("cannot read the cache directory") == std::string::npos)
+        if (e.kind() != ErrorKind::io ||
+            std::string(e.what()).find("cannot read the cache directory " + unreadable_path + ":") == std::string::npos)
           return n + 10;
       }
     }
     return 0;
   };
-  CHECK(without_write_access(dir.path(), 0, unreadable) == 0);  // as root: the temp dir's 0700
+  unreadable_path = dir.path();
+  CHECK(with_mode(dir.path(), 0, unreadable) == 0);
+  unreadable_path = shard;
+  CHECK(with_mode(shard, 0, unreadable) == 0);
   const auto checks = [&]() -> int {  // 0 when every check holds, else the first that failed
     const auto v = verify_cache(dir.path(), true);
     if (v.invalid.size() != 1 || v.invalid[0].removed) return 1;
@@ -350,8 +358,45 @@ TEST_CASE("disk_cache: files that cannot be removed are reported, never counted 
     }
     return fs::exists(bad) ? 0 : 7;
   };
-  ::chmod(dir.path().c_str(), 0755);  // the temp dir is 0700: let another user in
-  CHECK(without_write_access(shard, 0555, checks) == 0);
+  CHECK(with_mode(shard, 0555, checks) == 0);
   CHECK(verify_cache(dir.path(), true).failures.empty());  // writable again: removed now
   CHECK_FALSE(fs::exists(bad));
+}
+
+TEST_CASE("disk_cache: a writer publishes and evicts past a shard it cannot read", "[disk_cache]") {
+  // Maintenance refuses an unreadable shard (above); the writer's own eviction must not: its
+  // entry is written, and what it cannot see it keeps. Run as the cache's owner (uid 65534 in
+  // a child when the tests run as root: root reads every directory).
+  test::TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  const std::string cache_dir = dir / "cache", other = cache_dir + "/0f";
+  fs::create_directories(other);
+  test::write_text(other + "/" + "0f" + std::string(62, '0') + kEntrySuffix, "an entry");
+  ::chmod(cache_dir.c_str(), 0755);
+  const uid_t owner = ::geteuid() == 0 ? 65534 : ::geteuid();
+  if (::geteuid() == 0)
+    for (const auto& p : {cache_dir, other, other + "/" + "0f" + std::string(62, '0') + kEntrySuffix})
+      REQUIRE(::chown(p.c_str(), owner, owner) == 0);
+  const auto writes = [&]() -> int {
+    CacheKey key;
+    key.document = {{"family", "test"}, {"n", 1}};
+    key.hash = "ab" + std::string(62, 'c');
+    CacheEntry entry;
+    entry.manifest = {{"key", key.document}, {"key_hash", key.hash}};
+    entry.cubin = "not a cubin";
+    try {
+      DiskCache(cache_dir, 1).put(key, entry);  // a cap of 1 byte: eviction lists everything it can
+    } catch (...) {
+      return 1;
+    }
+    try {
+      list_cache(cache_dir);
+      return 2;  // maintenance must refuse the unreadable shard
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::io) return 3;
+    }
+    return 0;
+  };
+  CHECK(with_mode(other, 0, writes, owner) == 0);
+  CHECK(fs::exists(other + "/" + "0f" + std::string(62, '0') + kEntrySuffix));  // kept: unseen
 }

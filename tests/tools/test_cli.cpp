@@ -35,6 +35,10 @@ TEST_CASE("cli: usage errors exit 2 with a hint", "[cli]") {
     CHECK(r.exit_code == 2);
     CHECK(has(r.output, "unknown cache command \"frobnicate\""));
   }
+  r = run_cli("cache --max-size 1G prune");  // an option's value is not taken for a subcommand
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(has(r.output, "unknown cache command"));
+  CHECK(has(r.output, "--max-size"));
   r = run_cli("emit --shapes " + test::source_path("shapes/longformer-base-4096.json") + " --index -1");
   CHECK(r.exit_code == 2);
   CHECK(has(r.output, "--index"));
