@@ -113,36 +113,47 @@ struct FileRow {
 std::vector<FileRow> entry_files(const std::string& dir, std::vector<fs::path>* temps = nullptr, bool strict = true) {
   std::vector<FileRow> rows;
   const auto options = strict ? fs::directory_options::none : fs::directory_options::skip_permission_denied;
+  // An error a strict listing reports: anything but a file or shard removed meanwhile (by a
+  // concurrent clear or eviction), which is simply gone.
+  const auto fails = [strict](const std::error_code& e) { return strict && e && e != std::errc::no_such_file_or_directory; };
   std::error_code ec;
   fs::directory_iterator top(dir, options, ec), end;
   if (ec) {
-    if (strict && ec != std::errc::no_such_file_or_directory) unlistable(dir, ec);
+    if (fails(ec)) unlistable(dir, ec);
     return rows;
   }
   for (; top != end; top.increment(ec)) {
     std::error_code fe;
     const std::string top_name = top->path().filename().string();
-    if (top->is_regular_file(fe) && top_name.rfind(".probe" + std::string(kTempMarker), 0) == 0) {
+    if (top_name.rfind(".probe" + std::string(kTempMarker), 0) == 0 && top->is_regular_file(fe)) {
       if (temps) temps->push_back(top->path());
       continue;
     }
-    if (!is_hex(top_name, 2) || !top->is_directory(fe)) continue;
+    if (!is_hex(top_name, 2)) continue;
+    const bool shard = top->is_directory(fe);
+    if (fails(fe)) unlistable(top->path(), fe);
+    if (!shard) continue;
     fs::directory_iterator it(top->path(), options, fe), stop;
     for (; !fe && it != stop; it.increment(fe)) {
-      std::error_code ie;
-      if (!it->is_regular_file(ie)) continue;
+      // A shard that can be read but not searched lists names whose sizes cannot be read.
+      std::error_code type_ec, size_ec, time_ec;
+      const bool regular = it->is_regular_file(type_ec);
+      if (fails(type_ec)) unlistable(top->path(), type_ec);
+      if (!regular) continue;
       const std::string name = it->path().filename().string();
       if (is_temp_name(top_name, name) || is_lock_name(top_name, name)) {
         if (temps) temps->push_back(it->path());
       } else if (is_entry_name(top_name, name)) {
-        const auto size = it->file_size(ie);
-        const auto mtime = it->last_write_time(ie);
-        if (!ie) rows.push_back({it->path(), size, mtime});
+        const auto size = it->file_size(size_ec);
+        const auto mtime = it->last_write_time(time_ec);
+        if (fails(size_ec)) unlistable(top->path(), size_ec);
+        if (fails(time_ec)) unlistable(top->path(), time_ec);
+        if (!size_ec && !time_ec) rows.push_back({it->path(), size, mtime});
       }
     }
-    if (fe && strict && fe != std::errc::no_such_file_or_directory) unlistable(top->path(), fe);  // a shard removed meanwhile is empty
+    if (fails(fe)) unlistable(top->path(), fe);  // a shard removed meanwhile is empty
   }
-  if (ec && strict) unlistable(dir, ec);
+  if (fails(ec)) unlistable(dir, ec);
   return rows;
 }
 

@@ -82,7 +82,7 @@ void bandjit_kernel_free(bandjit_kernel* kernel);
 
 /* Summary of a cache directory (NULL = default) as JSON: dir, entries, bytes, max_bytes,
  * invalid, temp_files. Buffer rules as bandjit_kernel_info_json. BANDJIT_ERROR_IO when the
- * directory (or a shard of it) exists but cannot be read. */
+ * directory (or a shard of it) cannot be listed; one that does not exist is empty. */
 bandjit_status bandjit_cache_summary_json(const char* cache_dir, char* buffer, size_t capacity, size_t* needed);
 
 #ifdef __cplusplus

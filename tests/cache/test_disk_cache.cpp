@@ -343,6 +343,13 @@ TEST_CASE("disk_cache: files that cannot be removed are reported, never counted 
   CHECK(with_mode(dir.path(), 0, unreadable) == 0);
   unreadable_path = shard;
   CHECK(with_mode(shard, 0, unreadable) == 0);
+  CHECK(with_mode(shard, 0644, unreadable) == 0);  // names readable, entries not (no search permission)
+  // A cache directory that does not exist is empty; a file in its place is an error.
+  CHECK(list_cache(dir / "none/cache").empty());
+  CHECK(summarize_cache(dir / "none/cache").entries == 0);
+  test::write_text(dir / "file", "not a directory");
+  CHECK_THROWS_AS(list_cache(dir / "file"), Error);
+  CHECK_THROWS_AS(summarize_cache(dir / "file/cache"), Error);
   const auto checks = [&]() -> int {  // 0 when every check holds, else the first that failed
     const auto v = verify_cache(dir.path(), true);
     if (v.invalid.size() != 1 || v.invalid[0].removed) return 1;
@@ -398,5 +405,4 @@ TEST_CASE("disk_cache: a writer publishes and evicts past a shard it cannot read
     return 0;
   };
   CHECK(with_mode(other, 0, writes, owner) == 0);
-  CHECK(fs::exists(other + "/" + "0f" + std::string(62, '0') + kEntrySuffix));  // kept: unseen
 }
