@@ -89,8 +89,10 @@ std::string remove_if_same(const std::string& path, const FileIdentity& read) {
   return remove_file(path);
 }
 
-void note_failure(std::vector<std::string>* failures, const fs::path& path, const std::string& why) {
+// Records a removal's outcome `why` ("" = gone) in `failures` as "path: reason"; true when gone.
+bool note_failure(std::vector<std::string>* failures, const fs::path& path, const std::string& why) {
   if (failures && !why.empty()) failures->push_back(fmt::format("{}: {}", path.string(), why));
+  return why.empty();
 }
 
 struct FileRow {
@@ -193,9 +195,7 @@ std::uint64_t remove_stale(const std::vector<fs::path>& temps, std::vector<std::
       note_failure(failures, t, remove_unheld_lock(t, &gone));
       removed += gone;
     } else {
-      const std::string why = remove_file(t);
-      note_failure(failures, t, why);
-      removed += why.empty();
+      removed += note_failure(failures, t, remove_file(t));
     }
   }
   return removed;
@@ -264,9 +264,7 @@ std::uint64_t evict(const std::string& dir, std::uint64_t max_bytes, const fs::p
   for (const auto& r : rows) {
     if (total <= max_bytes) break;
     if (r.path == keep) continue;
-    const std::string why = remove_file(r.path);
-    note_failure(failures, r.path, why);
-    if (why.empty()) {
+    if (note_failure(failures, r.path, remove_file(r.path))) {
       total -= r.bytes;
       if (removed) ++*removed;
     }
@@ -373,11 +371,8 @@ VerifyReport verify_cache(const std::string& dir, bool remove_invalid) {
       ++report.valid;
       continue;
     }
-    if (remove_invalid) {  // not a good entry renamed in since
-      const std::string why = remove_if_same(info.path, identity);
-      note_failure(&report.failures, info.path, why);
-      info.removed = why.empty();
-    }
+    if (remove_invalid)  // not a good entry renamed in since
+      info.removed = note_failure(&report.failures, info.path, remove_if_same(info.path, identity));
     report.invalid.push_back(std::move(info));
   }
   if (remove_invalid) report.stale_temp_removed = remove_stale(temps, &report.failures);
@@ -395,11 +390,7 @@ std::uint64_t clear_cache(const std::string& dir) {
   std::vector<fs::path> temps;
   std::vector<std::string> failures;
   std::uint64_t removed = 0;
-  for (const auto& row : entry_files(dir, &temps)) {
-    const std::string why = remove_file(row.path);
-    note_failure(&failures, row.path, why);
-    removed += why.empty();
-  }
+  for (const auto& row : entry_files(dir, &temps)) removed += note_failure(&failures, row.path, remove_file(row.path));
   removed += remove_stale(temps, &failures);  // younger temp files may belong to live writers
   if (!failures.empty())
     throw Error(ErrorKind::io,

@@ -8,6 +8,18 @@
 #include "runtime/kernel_cache.hpp"
 #include "tools/cli_common.hpp"
 
+namespace {
+
+// Whether `name` is one of `app`'s subcommands (CLI11 would call an unknown one "a subcommand
+// is required"; bandjit names it instead).
+bool names_subcommand(const CLI::App& app, const char* name) {
+  for (const auto* sub : app.get_subcommands({}))
+    if (sub->check_name(name)) return true;
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"bandjit — JIT-generated banded (sliding-window, dilated) attention kernels"};
   app.require_subcommand(1);
@@ -29,14 +41,9 @@ int main(int argc, char** argv) {
       for (const char* name : {"pregenerate", "warmup", "emit", "check", "bench"})
         if (sub->get_name() == name) (void)bandjit::current_tuning();
   });
-  // CLI11 would report an unknown command as "a subcommand is required"; name it instead.
-  if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    for (const auto* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
-    if (!known) {
-      std::cerr << "bandjit: unknown command \"" << argv[1] << "\"\nRun with --help for the commands.\n";
-      return bandjit::cli::kUsage;
-    }
+  if (argc > 1 && argv[1][0] != '-' && !names_subcommand(app, argv[1])) {
+    std::cerr << "bandjit: unknown command \"" << argv[1] << "\"\nRun with --help for the commands.\n";
+    return bandjit::cli::kUsage;
   }
   // The same for `cache`'s subcommands. Its one option, --cache-dir, may come before them; at
   // any other option the scan stops and CLI11 reports what is wrong (or prints the help).
@@ -50,9 +57,7 @@ int main(int argc, char** argv) {
       }
       if (arg.rfind("--cache-dir=", 0) == 0) continue;
       if (arg.empty() || arg[0] == '-') break;
-      bool known = false;
-      for (const auto* sub : cache->get_subcommands({})) known = known || sub->check_name(argv[i]);
-      if (!known) {
+      if (!names_subcommand(*cache, argv[i])) {
         std::cerr << "bandjit: unknown cache command \"" << arg << "\"\nRun `bandjit cache --help` for them.\n";
         return bandjit::cli::kUsage;
       }
