@@ -53,10 +53,8 @@ nlohmann::json parse_json_limited(std::string_view text) {
 nlohmann::json parse_input_json(std::string_view text, std::string_view what, Error::Evidence evidence) {
   try {
     return parse_json_limited(text);
-  } catch (const RepeatedKey& e) {
-    evidence.insert(evidence.begin(), {"field", e.key});
-    throw Error(ErrorKind::invalid_problem, fmt::format("{}: {}", what, e.what()), std::move(evidence));
   } catch (const JsonRefused& e) {
+    if (const auto* repeated = dynamic_cast<const RepeatedKey*>(&e)) evidence.insert(evidence.begin(), {"field", repeated->key});
     throw Error(ErrorKind::invalid_problem, fmt::format("{}: {}", what, e.what()), std::move(evidence));
   }
 }
