@@ -135,7 +135,7 @@ LayerNormTiling row_tiling(std::int64_t rows, int hidden, DType dtype, bool back
   t.weight_ahead = !backward && one_chunk && (weight || bias) && tuning.row_weight_ahead
                        ? std::min(tuning.row_weight_ahead - 1, t.pieces_per_thread)  // as the template clamps it
                        : 0;
-  t.shared_bytes = layer_norm_scratch_bytes(t.threads) + (one_chunk ? column_bytes() : 0);
+  t.shared_bytes = layer_norm_scratch_bytes(t.threads, t.cluster_blocks) + (one_chunk ? column_bytes() : 0);
   // The ring (templates/layer_norm.cuh; it replaces the weights ahead): at most the thread's
   // pieces, within the budget a block has on sm_80 and so that the launch bounds' blocks share
   // an sm_90 SM's 227 KiB (1 KiB reserved a block; GPUs with less shared memory then hold
@@ -499,8 +499,9 @@ const char* const kReference = "reference/layer_norm_reference.cpp (float64)";
 
 }  // namespace
 
-std::uint32_t layer_norm_scratch_bytes(int threads) {
-  return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4) * 4);
+std::uint32_t layer_norm_scratch_bytes(int threads, int cluster_blocks) {
+  const int mailbox = cluster_blocks > 1 ? 4 + 4 * cluster_blocks : 0;
+  return static_cast<std::uint32_t>(((2 * (threads / 32) + 3) / 4 * 4 + 4 + mailbox) * 4);
 }
 
 bool any_row_knob(const Tuning& t) {

@@ -56,9 +56,11 @@ struct LayerNormStagedTiling {
   std::uint32_t shared_bytes = 0;  ///< dynamic: scratch, barriers and the stages
 };
 
-/// Bytes of reduction scratch (2 floats a warp, rounded to 4) and 4 cluster slots at the start
-/// of a layer_norm block's shared memory (Shape::kScratch, StagedShape's barrier offset).
-std::uint32_t layer_norm_scratch_bytes(int threads);
+/// Bytes at the start of a register layer_norm block's shared memory (Shape::kScratch in
+/// templates/layer_norm.cuh): reduction scratch (2 floats a warp, rounded to 4), 4 cluster
+/// slots and, for cluster_blocks > 1, the forward's mailbox (two 8-byte barriers and two
+/// float2 slots a block of the cluster; templates/cluster.cuh).
+std::uint32_t layer_norm_scratch_bytes(int threads, int cluster_blocks);
 
 /// Whether a BANDJIT_ROW_* layout knob is set (row_pieces, row_registers, row_block_threads,
 /// row_prefetch, row_register_sums): it then replaces every per-size default.

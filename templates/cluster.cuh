@@ -48,6 +48,75 @@ __device__ __forceinline__ float cluster_load(const float* local, int rank) {
   asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
   return v;
 }
+#endif
+
+// A value from every block of a cluster without a cluster barrier: each block's thread 0
+// writes its value into every peer's slot by st.async (PTX ISA 8.1), which completes on the
+// peer's mbarrier, so a block waits only until its own slots are full and reads them from its
+// own shared memory. Nothing reads a peer's shared memory, so a block may exit once its last
+// exchange has completed (no exit barrier). Slots and barriers alternate by round parity: a
+// peer sends round r + 2 only after its round r + 1 completed, which needs this block's round
+// r + 1 value, sent after this block's round r completed; and this block's threads are done
+// reading round r's slots before its thread 0 sends round r + 1 (the caller's block
+// reduction between them has a __syncthreads).
+template <int CB>
+struct ClusterMailbox {
+  unsigned long long full[2];  // round parity p: completes when the CB − 1 peers' values have landed
+  float2 slot[2][CB];          // slot[p][r]: rank r's value of a round of parity p
+};
+
+#if defined(BANDJIT_CLUSTERS)
+// Every thread, before any exchange: the barriers exist before a peer may signal them (the
+// cluster barrier this arrives on is waited for in round 0).
+template <int CB>
+__device__ __forceinline__ void mailbox_open(ClusterMailbox<CB>* box) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int p = 0; p < 2; ++p)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(&box->full[p])))
+                   : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  cluster_arrive_relaxed();
+}
+
+// Every thread, rounds 0, 1, … in turn: sends v to every block of the cluster and returns this
+// block's slots of the round, full (index: rank).
+template <int CB>
+__device__ __forceinline__ const float2* mailbox_exchange(ClusterMailbox<CB>* box, float2 v, int round) {
+  if (round == 0) cluster_wait();  // the peers' barriers are initialised
+  const int p = round & 1;
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&box->full[p]));
+  if (threadIdx.x == 0) {
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    const unsigned slot = static_cast<unsigned>(__cvta_generic_to_shared(&box->slot[p][rank]));
+#pragma unroll
+    for (int r = 0; r < CB; ++r) {
+      if (r == static_cast<int>(rank)) continue;
+      unsigned peer_slot, peer_bar;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(peer_slot) : "r"(slot), "r"(r));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(peer_bar) : "r"(bar), "r"(r));
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];\n" ::"r"(peer_slot),
+                   "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(peer_bar)
+                   : "memory");
+    }
+    box->slot[p][rank] = v;
+    // The arrival (release) follows the own slot's store; the peers' bytes may land before it
+    // (the transaction count may go below zero; the phase needs this arrival too).
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
+                 "r"((CB - 1) * 8)
+                 : "memory");
+  }
+  asm volatile(
+      "{\n .reg .pred done;\n"
+      "wait_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait_%=;\n}\n" ::"r"(bar),
+      "r"((round >> 1) & 1)
+      : "memory");
+  return box->slot[p];
+}
 #else
 inline constexpr bool kClusters = false;
 #endif

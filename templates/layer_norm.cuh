@@ -58,9 +58,12 @@ struct Shape {
   static __device__ __forceinline__ int row_start(int i) { return second(i) ? H : 0; }
   using Raw = typename RawOf<V * static_cast<int>(sizeof(T))>::type;
   // Dynamic shared memory starts with the reduction scratch (2 floats a warp), then 4 floats
-  // of cluster slots; a multiple of 4 floats, so what follows stays 16-byte aligned.
+  // of cluster slots, then with CB > 1 the forward's mailbox (cluster.cuh); each a multiple
+  // of 4 floats, so what follows stays 16-byte aligned (the mailbox's barriers 8-byte).
   static constexpr int kSlots = (2 * (Cfg::kThreads / 32) + 3) / 4 * 4;
-  static constexpr int kScratch = kSlots + 4;
+  static constexpr int kMailbox = kSlots + 4;
+  static constexpr int kScratch = kMailbox + (CB > 1 ? 4 + 4 * CB : 0);
+  static_assert(sizeof(ClusterMailbox<CB>) == (4 + 4 * CB) * 4, "the generator's layer_norm_scratch_bytes");
   // Shared slot of columns [p·V + q, p·V + q + 4) of a column-sum slice (q a multiple of 4):
   // quad q of every piece side by side, so a warp's 16-byte accesses to its consecutive
   // pieces are conflict-free. Without quads (V < 4, H odd or 2 mod 4) the slot is the column.
@@ -180,30 +183,28 @@ __device__ __forceinline__ float2 cluster_sum(float2 v, float* scratch, float* s
 }
 
 // A row's (mean, M2 = Σ(x − mean)²) from the CB blocks of its cluster, each holding its
-// slice's (mean_r, M2_r) over HS columns, M2_r taken about mean_r: one cluster barrier where
-// two sums (Σx, then the deviations from the row's mean) take two. Chan, Golub and LeVeque
-// (1979), equal counts: mean = Σ_r mean_r / CB, M2 = Σ_r M2_r + HS · Σ_r (mean_r − mean)².
-// Slots and ordering as cluster_sum's.
+// slice's (mean_r, M2_r) over HS columns, M2_r taken about mean_r: one exchange through the
+// mailbox (cluster.cuh: st.async, no cluster barrier, no exit barrier) where two sums (Σx,
+// then the deviations from the row's mean) take two. Chan, Golub and LeVeque (1979), equal
+// counts: mean = Σ_r mean_r / CB, M2 = Σ_r M2_r + HS · Σ_r (mean_r − mean)², in rank order,
+// so every block gets the same bits. With a cluster barrier and reads of the peers' slots
+// instead, H = 65536 ran 2–3 points slower (bench/results/2026-12-04-mailbox).
 template <int CB, int HS>
-__device__ __forceinline__ float2 cluster_moments(float2 v, float* scratch, float* slots, int parity) {
+__device__ __forceinline__ float2 mailbox_moments(float2 v, ClusterMailbox<CB>* box, int round) {
 #if defined(BANDJIT_CLUSTERS)
-  float* mine = slots + 2 * parity;
-  if (threadIdx.x == 0) mine[0] = v.x, mine[1] = v.y;
-  cluster_arrive_shared_release();
-  cluster_wait();
+  const float2* slots = mailbox_exchange<CB>(box, v, round);
   float m2 = 0.f, mean = 0.f;
 #pragma unroll
-  for (int r = 0; r < CB; ++r) mean += cluster_load(mine, r), m2 += cluster_load(mine + 1, r);
+  for (int r = 0; r < CB; ++r) mean += slots[r].x, m2 += slots[r].y;
   mean /= float(CB);
 #pragma unroll
-  for (int r = 0; r < CB; ++r) {  // the means read again: no registers held across the loops
-    const float d = cluster_load(mine, r) - mean;
+  for (int r = 0; r < CB; ++r) {
+    const float d = slots[r].x - mean;
     m2 += float(HS) * d * d;
   }
-  if ((threadIdx.x & 31) == 0) scratch[2 * (threadIdx.x >> 5)] = mean + m2;
   return make_float2(mean, m2);
 #else
-  (void)scratch, (void)slots, (void)parity;
+  (void)box, (void)round;
   return v;
 #endif
 }
@@ -344,6 +345,15 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
   const i64 block_group = blockIdx.x / CB;
   auto set_of = [&](int it) { return (block_group * Cfg::kRowIterations + it) * S::RPB + group; };
   Raw raw[M][NV], next[PF ? NV : 1];
+  // In a cluster (one row a set and a unit) a row's statistics take one exchange of the
+  // blocks' moments (mailbox_moments). Elsewhere the row's sum is reduced first, then the
+  // deviations from its mean (the emulator and sm_80 sum whole rows).
+  constexpr bool kMoments = kClusters && CB > 1 && M == 1 && S::B == 1;
+  auto* mailbox = reinterpret_cast<ClusterMailbox<CB>*>(smem + S::kMailbox);
+  (void)mailbox;
+#if defined(BANDJIT_CLUSTERS)
+  if constexpr (kMoments) mailbox_open<CB>(mailbox);
+#endif
   // Chunk k of this thread's pieces of `row` (zero bits past the row and past the last row).
   auto load_into = [&](Raw* dst, i64 row, int k) {
     const bool active = row < S::kUnits;
@@ -465,11 +475,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
 #pragma unroll
         for (int e = 0; e < NV; ++e) opaque(raw[m][e]);
     }
-    // In a cluster (one row a set and a unit) a row's statistics take one cluster reduction:
-    // each block's squared deviations are taken about its slice's own mean, then combined
-    // (cluster_moments). Elsewhere the row's sum is reduced first, then the deviations from
-    // its mean (the emulator and sm_80 sum whole rows).
-    constexpr bool kMoments = kClusters && CB > 1 && M == 1 && S::B == 1;
+    // kMoments: each block's squared deviations are taken about its slice's own mean.
     const float2 total = kMoments ? ln::group_sum<R>(sum, smem)
                                   : ln::cluster_sum<CB>(ln::group_sum<R>(sum, smem), smem, smem + S::kSlots, 0);
     float2 mean = make_float2(total.x / float(kMoments ? HS : H), total.y / float(H));
@@ -503,8 +509,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
     }
     float2 var;
     if constexpr (kMoments) {
-      var = ln::cluster_moments<CB, HS>(make_float2(mean.x, ln::group_sum<R>(sq, smem).x), smem, smem + S::kSlots,
-                                        it & 1);
+      var = ln::mailbox_moments<CB, HS>(make_float2(mean.x, ln::group_sum<R>(sq, smem).x), mailbox, it);
       mean = make_float2(var.x, 0.f), var = make_float2(var.y, 0.f);
     } else {
       var = ln::cluster_sum<CB>(ln::group_sum<R>(sq, smem), smem, smem + S::kSlots, 1);
@@ -571,7 +576,7 @@ __device__ __forceinline__ void layer_norm_forward(const typename Cfg::T* __rest
       for (int e = 0; e < NV; ++e) raw[0][e] = next[e];
     }
   }
-  ln::cluster_finish<CB>();
+  if constexpr (!kMoments) ln::cluster_finish<CB>();  // the mailbox needs no exit barrier
 }
 
 // Each block (each cluster of kClusterBlocks blocks) takes kRowIterations row groups of

@@ -149,6 +149,21 @@ __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
   cluster_arrive();
   return {m, s};
 }
+// The block's (maximum, sum) combined over the CL blocks of the cluster through the mailbox
+// (cluster.cuh: st.async, no cluster barrier, and the caller needs none before exiting), in
+// rank order (every block gets the same bits): the blocks' maximum, then their sums rescaled
+// to it, independent exp2s rather than a chain of combine()s. One row a block: round 0.
+template <int CL>
+__device__ __forceinline__ RowStats cluster_reduce(RowStats v, ClusterMailbox<CL>* box) {
+  const float2* slots = mailbox_exchange<CL>(box, make_float2(v.m, v.s), 0);
+  float m = neg_inf();
+#pragma unroll
+  for (int k = 0; k < CL; ++k) m = fmaxf(m, slots[k].x);
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < CL; ++k) s += slots[k].x == neg_inf() ? 0.f : slots[k].y * exp2_approx((slots[k].x - m) * kLog2e);
+  return {m, s};
+}
 #endif
 
 // Where this thread works: row, and its lane among the row's kRowThreads threads (rank
@@ -489,6 +504,8 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     const RowStats mine = r.stats();
     RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
+    // The staged row keeps the cluster barrier: through the mailbox its 16-bit L = 65536 rows
+    // ran 2–2.5 points slower (bench/results/2026-12-04-mailbox, call 2).
     __shared__ RowStats staged_slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot);
 #endif
@@ -519,6 +536,10 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     }
   } else if constexpr (CL == 1 || kClusters) {
     const RowLane<Cfg> at(row_block_rank<CL>());
+#if defined(BANDJIT_CLUSTERS)
+    __shared__ ClusterMailbox<CL> box;
+    if constexpr (CL > 1) mailbox_open<CL>(&box);
+#endif
     const RowStats mine = load_row_exp<Cfg>(x, mask, at.row, at.lane, at.active, v);
     // With 32 or more pieces a thread held across the reduction (odd L: one value each,
     // each with its own bounds), the shuffle form's wider live range spills (L = 100003
@@ -526,13 +547,9 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     constexpr bool kChain = NV >= 32;
     RowStats row = kChain ? block_row_reduce<RB>(mine, StatsOp{}, scratch) : block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
-    __shared__ RowStats slot;
-    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &slot);
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &box);
 #endif
     store_row<Cfg>(y, at.row, at.lane, at.active, v, lane_factor(mine, row));
-#if defined(BANDJIT_CLUSTERS)
-    if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
-#endif
   } else {
     // No clusters (before sm_90): the cluster's first block walks the row twice, lanes of
     // rank 0 … CL − 1 in turn: once for (M, S), once to write y. The other blocks idle.

@@ -140,7 +140,7 @@ void check_tiling(std::int64_t rows, int hidden, DType dt, bool backward, bool w
     CHECK((!backward && t.chunks == 1 && (weight || bias) && t.row_set == 1 && t.row_bundle == 1 && !t.prefetch &&
            t.vec % 4 == 0));
     const std::uint32_t slot = 2u * t.threads * t.vec * 4;
-    CHECK(t.shared_bytes == layer_norm_scratch_bytes(t.threads) + std::uint32_t(t.weight_ring) * slot);
+    CHECK(t.shared_bytes == layer_norm_scratch_bytes(t.threads, t.cluster_blocks) + std::uint32_t(t.weight_ring) * slot);
     CHECK(t.shared_bytes <= 160 * 1024);
     CHECK(std::int64_t(t.min_blocks) * (t.shared_bytes + 1024) <= 227 * 1024);
     const bool more_fit = t.shared_bytes + slot <= 160 * 1024 &&
@@ -464,6 +464,22 @@ TEST_CASE("tiling: layer_norm_backward's staged kernel (sm_90 bulk copies)", "[t
   prefetch.row_prefetch = 2, wide.row_block_threads = 1024;
   CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float16, prefetch).staged);
   CHECK(!layer_norm_staged_tiling(4096, 16384, DType::float16, wide).staged);
+}
+
+TEST_CASE("tiling: a clustered layer_norm block's shared memory holds the mailbox", "[tiling][layer_norm]") {
+  // Shape::kScratch in templates/layer_norm.cuh: 2 floats a warp rounded to 4, 4 cluster
+  // slots, and with a cluster the mailbox of cluster.cuh: two 8-byte barriers and two float2
+  // slots a block of the cluster (256 threads: 16 + 4 floats; a cluster of 4: 16 + 64 bytes).
+  CHECK(layer_norm_scratch_bytes(256, 1) == 80);
+  CHECK(layer_norm_scratch_bytes(256, 4) == 80 + 16 + 2 * 4 * 8);
+  CHECK(layer_norm_scratch_bytes(96, 2) == (8 + 4) * 4 + 16 + 2 * 2 * 8);
+  // The 16-bit forward at H = 65536 as generated (issue 7): a row a cluster of 4 blocks of
+  // 256 threads, no weight ring.
+  const Source s = find_family("layer_norm")
+                       .generate({{"rows", 1024}, {"hidden", 65536}, {"dtype", "float16"}, {"weight", true}, {"bias", true}});
+  CHECK(has(s.text, "kRowsPerBlock = 1, kThreads = 256"));
+  CHECK(has(s.text, "kClusterBlocks = 4"));
+  CHECK(s.launch.shared_bytes == 160);
 }
 
 TEST_CASE("generator: the staged backward reaches the sm_90a build only", "[generator][layer_norm]") {
