@@ -29,6 +29,15 @@ NvrtcApi load() {
       throw Error(ErrorKind::compile_failed, fmt::format("NVRTC library lacks {}", name), {{"library", lib.path()}});
   };
   bind(api.Version, "nvrtcVersion");
+  // The cluster rows' mailbox (st.async) and the backward's vector reductions need PTX ISA
+  // 8.1, which NVRTC 12.0 does not accept: refuse it here rather than fail kernel by kernel.
+  int major = 0, minor = 0;
+  api.Version(&major, &minor);
+  api.version = fmt::format("{}.{}", major, minor);
+  if (major < 12 || (major == 12 && minor < 1))
+    throw Error(ErrorKind::compile_failed,
+                fmt::format("NVRTC {} is too old: bandjit's kernels need NVRTC 12.1 or later (PTX ISA 8.1)", api.version),
+                {{"library", lib.path()}, {"version", api.version}, {"allowed", "12.1 or later"}});
   bind(api.CreateProgram, "nvrtcCreateProgram");
   bind(api.DestroyProgram, "nvrtcDestroyProgram");
   bind(api.CompileProgram, "nvrtcCompileProgram");
@@ -46,9 +55,6 @@ NvrtcApi load() {
     api.supported_archs.resize(static_cast<std::size_t>(count));
     archs(api.supported_archs.data());
   }
-  int major = 0, minor = 0;
-  api.Version(&major, &minor);
-  api.version = fmt::format("{}.{}", major, minor);
   return api;
 }
 

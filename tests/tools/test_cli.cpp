@@ -221,6 +221,13 @@ TEST_CASE("cli: GPU commands say so without a GPU; a missing NVRTC fails each ke
   CHECK(r.exit_code == 1);
   CHECK(has(r.output, "cannot load NVRTC"));
   CHECK(has(r.output, "/no/libnvrtc.so"));
+  // An NVRTC older than the kernels' PTX (12.0: no st.async) is refused by name and version.
+  r = test::run_command(std::string("BANDJIT_NVRTC_LIBRARY=") + BANDJIT_OLD_NVRTC + " " + test::cli_path() +
+                        " pregenerate --arch sm_90 --cache-dir " + dir.path() + " --shapes " + shapes);
+  CHECK(r.exit_code == 1);
+  CHECK(has(r.output, "NVRTC 12.0 is too old"));
+  CHECK(has(r.output, "12.1 or later"));
+  CHECK(has(r.output, BANDJIT_OLD_NVRTC));
 }
 
 TEST_CASE("cli: sizes that would wrap around are refused", "[cli]") {
