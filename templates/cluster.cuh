@@ -51,14 +51,15 @@ __device__ __forceinline__ float cluster_load(const float* local, int rank) {
 #endif
 
 // A value from every block of a cluster without a cluster barrier: each block's thread 0
-// writes its value into every peer's slot by st.async (PTX ISA 8.1), which completes on the
-// peer's mbarrier, so a block waits only until its own slots are full and reads them from its
-// own shared memory. Nothing reads a peer's shared memory, so a block may exit once its last
-// exchange has completed (no exit barrier). Slots and barriers alternate by round parity: a
-// peer sends round r + 2 only after its round r + 1 completed, which needs this block's round
-// r + 1 value, sent after this block's round r completed; and this block's threads are done
-// reading round r's slots before its thread 0 sends round r + 1 (the caller's block
-// reduction between them has a __syncthreads).
+// writes its value into every peer's slot by st.async (PTX ISA 8.1, so NVRTC 12.1 or later;
+// runtime/nvrtc_api.cpp refuses older ones), which completes on the peer's mbarrier, so a
+// block waits only until its own slots are full and reads them from its own shared memory.
+// Nothing reads a peer's shared memory, so a block may exit once its last exchange has
+// completed (no exit barrier): every write into it has landed by then, and its own writes
+// still in flight go to peers that wait for them. Slots and barriers alternate by round
+// parity: a peer sends round r + 2 only after its round r + 1 completed, which needs this
+// block's round r + 1 value, which thread 0 sends after a block barrier that follows every
+// thread's reads of round r's slots.
 template <int CB>
 struct ClusterMailbox {
   unsigned long long full[2];  // round parity p: completes when the CB − 1 peers' values have landed
@@ -85,6 +86,7 @@ __device__ __forceinline__ void mailbox_open(ClusterMailbox<CB>* box) {
 template <int CB>
 __device__ __forceinline__ const float2* mailbox_exchange(ClusterMailbox<CB>* box, float2 v, int round) {
   if (round == 0) cluster_wait();  // the peers' barriers are initialised
+  else __syncthreads();            // every thread has read round − 1's slots (see above)
   const int p = round & 1;
   const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&box->full[p]));
   if (threadIdx.x == 0) {
@@ -108,6 +110,10 @@ __device__ __forceinline__ const float2* mailbox_exchange(ClusterMailbox<CB>* bo
                  "r"((CB - 1) * 8)
                  : "memory");
   }
+  // The wait's acquire stays at .cta scope (as CUTLASS's transaction barriers for copies from
+  // other blocks): the bytes land in this block's shared memory and complete on its own
+  // barrier. At .cluster scope ptxas adds CCTL.IVALL, which empties the L1 that layer_norm's
+  // weights are read through.
   asm volatile(
       "{\n .reg .pred done;\n"
       "wait_%=:\n"

@@ -504,8 +504,8 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
     const RowStats mine = r.stats();
     RowStats row = block_row_stats<RB>(mine, scratch);
 #if defined(BANDJIT_CLUSTERS)
-    // The staged row keeps the cluster barrier: through the mailbox its 16-bit L = 65536 rows
-    // ran 2–2.5 points slower (bench/results/2026-12-04-mailbox, call 2).
+    // The staged row keeps the cluster barrier: through the mailbox its unmasked 16-bit
+    // L = 65536 rows ran 2–3 points slower (bench/results/2026-12-04-mailbox, calls 1 and 2).
     __shared__ RowStats staged_slot;
     if constexpr (CL > 1) row = cluster_reduce<CL>(row, &staged_slot);
 #endif
