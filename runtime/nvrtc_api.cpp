@@ -9,6 +9,14 @@
 namespace bandjit {
 namespace {
 
+// The oldest NVRTC that compiles every kernel: the cluster rows' mailbox (st.async) and the
+// backward's vector reductions need PTX ISA 8.1, which NVRTC 12.0 refuses in ptxas.
+constexpr int kOldestMajor = 12, kOldestMinor = 1;
+
+bool recent_enough(int major, int minor) {
+  return major > kOldestMajor || (major == kOldestMajor && minor >= kOldestMinor);
+}
+
 NvrtcApi load() {
   const std::string soname = fmt::format("libnvrtc.so.{}", BANDJIT_NVRTC_MAJOR);
   std::vector<std::string> candidates;
@@ -17,10 +25,26 @@ NvrtcApi load() {
   } else {
     candidates = {soname, config::nvrtc_default_dir() + "/" + soname};
   }
-  auto lib = DynamicLibrary::open_first(candidates);
+  // The first candidate recent enough to compile, else the first that opens (its version
+  // still keys the cache and names bundles; compile() refuses it).
+  DynamicLibrary lib;
+  std::string tried;
+  for (const auto& candidate : candidates) {
+    auto opened = DynamicLibrary::open_first({candidate});
+    if (!opened.is_open()) {
+      tried += opened.error();
+      continue;
+    }
+    int major = 0, minor = 0;
+    auto version = reinterpret_cast<decltype(&::nvrtcVersion)>(opened.symbol("nvrtcVersion"));
+    const bool usable = version && version(&major, &minor) == NVRTC_SUCCESS && recent_enough(major, minor);
+    if (!lib.is_open() || usable) lib = opened;
+    if (usable) break;
+    tried += fmt::format("  {}: NVRTC {}.{}, older than {}.{}\n", candidate, major, minor, kOldestMajor, kOldestMinor);
+  }
   if (!lib.is_open())
     throw Error(ErrorKind::compile_failed, "cannot load NVRTC; set BANDJIT_NVRTC_LIBRARY to libnvrtc.so",
-                {{"tried", lib.error()}});
+                {{"tried", tried}});
   NvrtcApi api;
   api.library_path = lib.path();
   auto bind = [&](auto& fn, const char* name) {
@@ -29,15 +53,6 @@ NvrtcApi load() {
       throw Error(ErrorKind::compile_failed, fmt::format("NVRTC library lacks {}", name), {{"library", lib.path()}});
   };
   bind(api.Version, "nvrtcVersion");
-  // The cluster rows' mailbox (st.async) and the backward's vector reductions need PTX ISA
-  // 8.1, which NVRTC 12.0 does not accept: refuse it here rather than fail kernel by kernel.
-  int major = 0, minor = 0;
-  api.Version(&major, &minor);
-  api.version = fmt::format("{}.{}", major, minor);
-  if (major < 12 || (major == 12 && minor < 1))
-    throw Error(ErrorKind::compile_failed,
-                fmt::format("NVRTC {} is too old: bandjit's kernels need NVRTC 12.1 or later (PTX ISA 8.1)", api.version),
-                {{"library", lib.path()}, {"version", api.version}, {"allowed", "12.1 or later"}});
   bind(api.CreateProgram, "nvrtcCreateProgram");
   bind(api.DestroyProgram, "nvrtcDestroyProgram");
   bind(api.CompileProgram, "nvrtcCompileProgram");
@@ -55,10 +70,25 @@ NvrtcApi load() {
     api.supported_archs.resize(static_cast<std::size_t>(count));
     archs(api.supported_archs.data());
   }
+  int major = 0, minor = 0;
+  api.Version(&major, &minor);
+  api.version = fmt::format("{}.{}", major, minor);
+  api.compiles_kernels = recent_enough(major, minor);
   return api;
 }
 
 }  // namespace
+
+void require_compiler(const NvrtcApi& api) {
+  if (!api.compiles_kernels)
+    throw Error(ErrorKind::compile_failed,
+                fmt::format("NVRTC {} is too old to compile bandjit's kernels: they need {}.{} or later (PTX ISA 8.1); "
+                            "set BANDJIT_NVRTC_LIBRARY to a newer libnvrtc.so",
+                            api.version, kOldestMajor, kOldestMinor),
+                {{"library", api.library_path},
+                 {"version", api.version},
+                 {"allowed", fmt::format("{}.{} or later", kOldestMajor, kOldestMinor)}});
+}
 
 const NvrtcApi& nvrtc() {
   static const NvrtcApi api = load();  // a throw leaves it unset; the next call retries
