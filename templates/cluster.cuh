@@ -59,7 +59,8 @@ __device__ __forceinline__ float cluster_load(const float* local, int rank) {
 // still in flight go to peers that wait for them. Slots and barriers alternate by round
 // parity: a peer sends round r + 2 only after its round r + 1 completed, which needs this
 // block's round r + 1 value, which thread 0 sends after a block barrier that follows every
-// thread's reads of round r's slots.
+// thread's reads of round r's slots. (No kernel takes a second round yet: that path has
+// not run on a GPU.)
 template <int CB>
 struct ClusterMailbox {
   unsigned long long full[2];  // round parity p: completes when the CB − 1 peers' values have landed
