@@ -22,4 +22,9 @@ DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candid
 
 void* DynamicLibrary::symbol(const char* name) const { return handle_ ? dlsym(handle_, name) : nullptr; }
 
+void DynamicLibrary::close() {
+  if (handle_) dlclose(handle_);
+  handle_ = nullptr;
+}
+
 }  // namespace bandjit

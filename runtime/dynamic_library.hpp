@@ -18,6 +18,9 @@ class DynamicLibrary {
   const std::string& error() const { return error_; }
   /// dlsym; nullptr when missing.
   void* symbol(const char* name) const;
+  /// dlclose: for a library opened only to be passed over (an open one is otherwise kept for
+  /// the life of the process).
+  void close();
 
  private:
   void* handle_ = nullptr;

@@ -25,8 +25,9 @@ NvrtcApi load() {
   } else {
     candidates = {soname, config::nvrtc_default_dir() + "/" + soname};
   }
-  // The first candidate recent enough to compile, else the first that opens (its version
-  // still keys the cache and names bundles; compile() refuses it).
+  // The first candidate recent enough to compile the kernels; an older one is closed again
+  // and named in the error if nothing newer opens (an entry keyed by its version could only
+  // have been compiled by it, so it would serve no lookup either).
   DynamicLibrary lib;
   std::string tried;
   for (const auto& candidate : candidates) {
@@ -37,13 +38,18 @@ NvrtcApi load() {
     }
     int major = 0, minor = 0;
     auto version = reinterpret_cast<decltype(&::nvrtcVersion)>(opened.symbol("nvrtcVersion"));
-    const bool usable = version && version(&major, &minor) == NVRTC_SUCCESS && recent_enough(major, minor);
-    if (!lib.is_open() || usable) lib = opened;
-    if (usable) break;
-    tried += fmt::format("  {}: NVRTC {}.{}, older than {}.{}\n", candidate, major, minor, kOldestMajor, kOldestMinor);
+    if (version && version(&major, &minor) == NVRTC_SUCCESS && !recent_enough(major, minor)) {
+      tried += fmt::format("  {}: NVRTC {}.{}, older than {}.{}\n", candidate, major, minor, kOldestMajor, kOldestMinor);
+      opened.close();
+      continue;
+    }
+    lib = opened;
+    break;
   }
   if (!lib.is_open())
-    throw Error(ErrorKind::compile_failed, "cannot load NVRTC; set BANDJIT_NVRTC_LIBRARY to libnvrtc.so",
+    throw Error(ErrorKind::compile_failed,
+                fmt::format("cannot load NVRTC {}.{} or later; set BANDJIT_NVRTC_LIBRARY to libnvrtc.so", kOldestMajor,
+                            kOldestMinor),
                 {{"tried", tried}});
   NvrtcApi api;
   api.library_path = lib.path();
@@ -73,22 +79,10 @@ NvrtcApi load() {
   int major = 0, minor = 0;
   api.Version(&major, &minor);
   api.version = fmt::format("{}.{}", major, minor);
-  api.compiles_kernels = recent_enough(major, minor);
   return api;
 }
 
 }  // namespace
-
-void require_compiler(const NvrtcApi& api) {
-  if (!api.compiles_kernels)
-    throw Error(ErrorKind::compile_failed,
-                fmt::format("NVRTC {} is too old to compile bandjit's kernels: they need {}.{} or later (PTX ISA 8.1); "
-                            "set BANDJIT_NVRTC_LIBRARY to a newer libnvrtc.so",
-                            api.version, kOldestMajor, kOldestMinor),
-                {{"library", api.library_path},
-                 {"version", api.version},
-                 {"allowed", fmt::format("{}.{} or later", kOldestMajor, kOldestMinor)}});
-}
 
 const NvrtcApi& nvrtc() {
   static const NvrtcApi api = load();  // a throw leaves it unset; the next call retries

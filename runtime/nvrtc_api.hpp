@@ -21,17 +21,11 @@ struct NvrtcApi {
   std::string library_path;
   std::string version;               ///< "13.0"
   std::vector<int> supported_archs;  ///< e.g. {75, 80, …, 90, …}: what -arch=sm_XY accepts
-  bool compiles_kernels = false;     ///< 12.1 or later: PTX ISA 8.1, which the kernels need
 };
 
 /// Loads NVRTC once: $BANDJIT_NVRTC_LIBRARY, else libnvrtc.so.<major>, else the build-time
-/// toolkit directory; of the last two the first of version 12.1 or later, else the first
-/// that opens (an older one still gives its version, for cache keys and bundles). Throws
-/// Error(compile_failed) listing what was tried.
+/// toolkit directory, the first of version 12.1 or later (the kernels need PTX ISA 8.1).
+/// Throws Error(compile_failed) listing what was tried, older versions by number.
 const NvrtcApi& nvrtc();
-
-/// Throws Error(compile_failed) naming the library and version unless `api` can compile
-/// bandjit's kernels (NVRTC 12.1 or later).
-void require_compiler(const NvrtcApi& api);
 
 }  // namespace bandjit

@@ -33,8 +33,7 @@ void add_info(CLI::App& app, int& exit_code) {
     const auto env = run_environment();
     std::string nvrtc_line;
     try {
-      nvrtc_line = fmt::format("{} ({}){}", nvrtc().version, nvrtc().library_path,
-                               nvrtc().compiles_kernels ? "" : "; too old to compile: needs 12.1 or later");
+      nvrtc_line = fmt::format("{} ({})", nvrtc().version, nvrtc().library_path);
     } catch (const Error& e) {
       nvrtc_line = "not found: " + e.message();
     }
