@@ -30,13 +30,14 @@ NvrtcApi load() {
   // have been compiled by it, so it would serve no lookup either).
   DynamicLibrary lib;
   std::string tried;
+  int major = 0, minor = 0;  // the chosen library's version
   for (const auto& candidate : candidates) {
     auto opened = DynamicLibrary::open_first({candidate});
     if (!opened.is_open()) {
       tried += opened.error();
       continue;
     }
-    int major = 0, minor = 0;
+    major = minor = 0;
     auto version = reinterpret_cast<decltype(&::nvrtcVersion)>(opened.symbol("nvrtcVersion"));
     if (version && version(&major, &minor) == NVRTC_SUCCESS && !recent_enough(major, minor)) {
       tried += fmt::format("  {}: NVRTC {}.{}, older than {}.{}\n", candidate, major, minor, kOldestMajor, kOldestMinor);
@@ -76,8 +77,6 @@ NvrtcApi load() {
     api.supported_archs.resize(static_cast<std::size_t>(count));
     archs(api.supported_archs.data());
   }
-  int major = 0, minor = 0;
-  api.Version(&major, &minor);
   api.version = fmt::format("{}.{}", major, minor);
   return api;
 }

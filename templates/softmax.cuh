@@ -128,41 +128,42 @@ __device__ __forceinline__ float cluster_reduce(float v, Op op, float* slot) {
   cluster_arrive();
   return r;
 }
+// The CL blocks' (maximum, sum) pairs combined in rank order, so every block gets the same
+// bits: the maximum, then the sums rescaled to it (independent exp2s, not a chain of
+// combine()s). m_of(k) and s_of(k) read rank k's pair; each is read where needed rather than
+// held (CL pairs in registers spill the long-row kernels), and a sum only where its
+// maximum says the block has keys.
+template <int CL, class M, class S>
+__device__ __forceinline__ RowStats combine_ranks(M m_of, S s_of) {
+  float m = neg_inf();
+#pragma unroll
+  for (int k = 0; k < CL; ++k) m = fmaxf(m, m_of(k));
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < CL; ++k) {
+    const float mk = m_of(k);
+    s += mk == neg_inf() ? 0.f : s_of(k) * exp2_approx((mk - m) * kLog2e);
+  }
+  return {m, s};
+}
+// Through a cluster barrier and reads of the peers' slots. Leaves the barrier armed: the
+// caller must call cluster_wait() before exiting (as the float overload above).
 template <int CL>
 __device__ __forceinline__ RowStats cluster_reduce(RowStats v, RowStats* slot) {
   if (threadIdx.x == 0) *slot = v;
   cluster_arrive_shared_release();
   cluster_wait();
-  // The blocks' maximum, then their sums rescaled to it in rank order: independent exp2s,
-  // not a chain of combine()s; the slots are read twice rather than held (CL pairs in
-  // registers spill the long-row kernels).
-  float m = neg_inf();
-#pragma unroll
-  for (int k = 0; k < CL; ++k) m = fmaxf(m, cluster_load(&slot->m, k));
-  float s = 0.f;
-#pragma unroll
-  for (int k = 0; k < CL; ++k) {
-    // The peer's sum is loaded only where its maximum says it has keys.
-    const float mk = cluster_load(&slot->m, k);
-    s += mk == neg_inf() ? 0.f : cluster_load(&slot->s, k) * exp2_approx((mk - m) * kLog2e);
-  }
+  const RowStats r = combine_ranks<CL>([&](int k) { return cluster_load(&slot->m, k); },
+                                       [&](int k) { return cluster_load(&slot->s, k); });
   cluster_arrive();
-  return {m, s};
+  return r;
 }
-// The block's (maximum, sum) combined over the CL blocks of the cluster through the mailbox
-// (cluster.cuh: st.async, no cluster barrier, and the caller needs none before exiting), in
-// rank order (every block gets the same bits): the blocks' maximum, then their sums rescaled
-// to it, independent exp2s rather than a chain of combine()s. One row a block: round 0.
+// Through the mailbox (cluster.cuh: st.async, no cluster barrier, and the caller needs none
+// before exiting). One row a block: round 0.
 template <int CL>
 __device__ __forceinline__ RowStats cluster_reduce(RowStats v, ClusterMailbox<CL>* box) {
   const float2* slots = mailbox_exchange<CL>(box, make_float2(v.m, v.s), 0);
-  float m = neg_inf();
-#pragma unroll
-  for (int k = 0; k < CL; ++k) m = fmaxf(m, slots[k].x);
-  float s = 0.f;
-#pragma unroll
-  for (int k = 0; k < CL; ++k) s += slots[k].x == neg_inf() ? 0.f : slots[k].y * exp2_approx((slots[k].x - m) * kLog2e);
-  return {m, s};
+  return combine_ranks<CL>([&](int k) { return slots[k].x; }, [&](int k) { return slots[k].y; });
 }
 #endif
 
