@@ -117,7 +117,7 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       "  static constexpr int kVec = {vec}, kPieces = {pieces};\n"
       "  static constexpr int kRowThreads = {row_threads}, kPiecesPerThread = {per_thread};\n"
       "  static constexpr int kCluster = {cluster}, kRowsPerBlock = {rpb}, kThreads = {threads};\n"
-      "  static constexpr bool kStaged = {staged};\n"
+      "  static constexpr bool kStaged = {staged}, kHeld = {held};\n"
       "}};\n",
       fmt::arg("type", cuda_type(p.dtype)), fmt::arg("rows", p.rows), fmt::arg("L", p.L),
       fmt::arg("heads", per_query ? p.heads : 1), fmt::arg("queries", per_query ? p.queries : 1),
@@ -125,7 +125,8 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("mask", backward ? "bandjit::kMaskNone" : mask), fmt::arg("causal", !backward && p.causal),
       fmt::arg("vec", t.vec), fmt::arg("pieces", t.pieces), fmt::arg("row_threads", t.row_threads),
       fmt::arg("per_thread", t.pieces_per_thread), fmt::arg("cluster", t.cluster), fmt::arg("rpb", t.rows_per_block),
-      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged));
+      fmt::arg("threads", t.threads), fmt::arg("staged", t.staged),
+      fmt::arg("held", t.held));
 }
 
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {

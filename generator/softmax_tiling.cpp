@@ -23,13 +23,21 @@ int staged_block_threads(int slot_bytes) {
   return 512u * kStagedPieces * slot_bytes <= kPortableSharedBytes ? 512 : 256;
 }
 
-// A staged row: kStagedPieces a thread (one row slice a block), whole warps, a cluster
-// beyond one block (more pieces a thread past 8 blocks); each thread's pieces and mask
-// pieces take `slot_bytes` of shared memory each. Tuning::row_pieces and row_block_threads
-// replace the 8 and staged_block_threads().
-SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_bytes, const Tuning& tuning) {
-  const int kPieces = tuning.row_pieces ? tuning.row_pieces : kStagedPieces;
-  const int kBlockThreads = tuning.row_block_threads ? tuning.row_block_threads : staged_block_threads(slot_bytes);
+// Held rows (the staged passes over pieces held as loaded in registers): 4 pieces a thread in
+// 256-thread blocks (H200, bench/results/2026-12-04-held-rows: at L = 65536 float16 85 %
+// against 82 % with 8 pieces in 512-thread blocks, 80 % with 8 in 256; 58–84 % with 2).
+constexpr int kHeldPieces = 4, kHeldBlockThreads = 256;
+
+// A staged row: `pieces` a thread (one row slice a block), whole warps, a cluster beyond one
+// block of `block_threads` (more pieces a thread past 8 blocks); each thread's pieces and
+// mask pieces take `slot_bytes` of shared memory each. Tuning::row_pieces and
+// row_block_threads replace `pieces` and `block_threads`.
+SoftmaxRowTiling staged_tiling(SoftmaxRowTiling t, std::int64_t rows, int slot_bytes, const Tuning& tuning,
+                               int pieces = kStagedPieces, int block_threads = 0) {
+  const int kPieces = tuning.row_pieces ? tuning.row_pieces : pieces;
+  const int kBlockThreads = tuning.row_block_threads ? tuning.row_block_threads
+                            : block_threads           ? block_threads
+                                                      : staged_block_threads(slot_bytes);
   const std::int64_t warps = ceil_div(t.pieces, 32 * kPieces);
   t.cluster = static_cast<int>(std::min<std::int64_t>(kMaxCluster, ceil_div(warps * 32, kBlockThreads)));
   const std::int64_t block_warps = std::min<std::int64_t>(kBlockThreads / 32, ceil_div(warps, t.cluster));
@@ -78,6 +86,22 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   // with a boolean mask (measured; additive masks were not, and keep registers). cp.async
   // moves 4, 8 or 16 bytes.
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
+  // Held (templates/softmax.cuh: the staged passes over pieces kept as loaded in registers,
+  // half the registers of their float32 values, the cluster's exchange through the mailbox):
+  // unmasked 16-bit rows of 16-byte pieces where the alternative is a 512-thread register
+  // block (2048 … 4095 pieces) or a staged cluster (4097 … 8192), measured on the H200 over
+  // three interleaved rounds (bench/results/2026-12-04-held-rows): L = 16384 90.6 → 92.1 %,
+  // 65536 83 → 84.8 % (bfloat16 alike). Where one staged block holds the row (L = 32768) staging
+  // stays ahead (90.2 against 87.6 %), and every boolean-masked row lost (77 → 76 % at
+  // L = 65536). Knobs may hold any stageable row with no mask or a boolean one (as bits).
+  const bool held_default = element_size(dtype) == 2 && mask_bytes == 0 && piece_bytes == 16 &&
+                            ((t.pieces >= 2048 && t.pieces < 4096) || (t.pieces > 4096 && t.pieces <= 8192));
+  if (stageable && mask_bytes <= 1 && (tuning.row_held ? tuning.row_held == 2 : tuning.row_staged == 0 && held_default)) {
+    SoftmaxRowTiling h = staged_tiling(t, rows, 0, tuning, kHeldPieces, kHeldBlockThreads);
+    h.stage_bytes = 0;
+    h.held = mask_bytes == 0 || h.pieces_per_thread * h.vec <= 64;
+    if (h.held) return h;
+  }
   const bool staged_default = element_size(dtype) == 2 && t.pieces >= 4096 && mask_bytes <= 1;
   t.staged = stageable && (tuning.row_staged ? tuning.row_staged == 2 : staged_default);
   // Slots hold x's pieces and an additive mask's; a boolean mask's bits stay in registers

@@ -24,6 +24,7 @@ struct SoftmaxRowTiling {
   std::int64_t blocks = 1;    ///< grid.x
   bool staged = false;        ///< forward: pieces copied through shared memory (cp.async), not held in registers
   std::uint32_t stage_bytes = 0;  ///< staged: dynamic shared memory per block
+  bool held = false;  ///< forward: the staged layout with the pieces held as loaded in registers
 };
 
 /// Longest row the tiling supports: 8 blocks × 512 threads × 32 values (the float32

@@ -40,6 +40,9 @@ struct Tuning {
   int row_prefetch = 0;
   int row_register_sums = 0;
   int row_staged = 0;
+  /// softmax forward: long rows held as loaded (packed) in registers, passed over twice like
+  /// staged rows (switch).
+  int row_held = 0;
   int row_bundle = 0;
   /// layer_norm backward (register kernel, one row a unit, no cluster): each thread's weights
   /// held in registers for all its rows.

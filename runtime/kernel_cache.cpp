@@ -63,6 +63,7 @@ Tuning current_tuning() {
   t.row_prefetch = config::row_switch("BANDJIT_ROW_PREFETCH");
   t.row_register_sums = config::row_switch("BANDJIT_ROW_REGISTER_SUMS");
   t.row_staged = config::row_switch("BANDJIT_ROW_STAGED");
+  t.row_held = config::row_switch("BANDJIT_ROW_HELD");
   t.row_bundle = config::row_switch("BANDJIT_ROW_BUNDLE");
   t.row_hold_weights = config::row_switch("BANDJIT_ROW_HOLD_WEIGHTS");
   t.row_pairs = config::row_switch("BANDJIT_ROW_PAIRS");

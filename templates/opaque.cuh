@@ -29,6 +29,16 @@ __device__ __forceinline__ void opaque(unsigned short& r) {
 #endif
 }
 
+// opaque(r), ordered after this thread's earlier stores ("memory"): a pass over held pieces
+// then converts one piece after another instead of all of them at once.
+template <class R>
+__device__ __forceinline__ void opaque_after_stores(R& r) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("" ::: "memory");
+#endif
+  opaque(r);
+}
+
 // p, as a value the compiler cannot see through: loads through it after the call are issued
 // again (from L1) rather than kept in registers since the loads before it.
 template <class T>

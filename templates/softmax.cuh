@@ -16,6 +16,7 @@
 
 #include "bandjit/cluster.cuh"
 #include "bandjit/common.cuh"
+#include "bandjit/opaque.cuh"
 
 namespace bandjit {
 
@@ -330,6 +331,8 @@ __device__ __forceinline__ void copy_async_wait(int pending) {
 #endif
 }
 
+// kHeld rows: the same passes over the pieces held as loaded in registers instead of shared
+// memory (a 16-bit piece in half the registers of its float32 values).
 template <class Cfg>
 struct StagedRow {
   using T = typename Cfg::T;
@@ -338,6 +341,7 @@ struct StagedRow {
   // An additive mask is staged (its pieces after x's); a boolean mask row is read from global
   // memory (the L2: the heads share it) while the copies are in flight, as one bit a key —
   // unless a thread holds more than 64 keys (knob layouts only): then it is staged too.
+  static constexpr bool kHeld = Cfg::kHeld;
   static constexpr bool kMaskBits = Cfg::kMask == kMaskBool && NV * V <= 64;
   static constexpr bool kStagedMask = Cfg::kMask != kMaskNone && !kMaskBits;
   typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
@@ -347,6 +351,7 @@ struct StagedRow {
   int lane, last_key;
   bool active;
   unsigned long long removed_bits = 0;  // boolean mask: bit e·V + c of key c of piece e
+  Raw held[kHeld ? NV : 1];             // kHeld: the pieces of x
   __device__ __forceinline__ StagedRow(void* stage, i64 row_, int lane_, bool active_)
       : xs(static_cast<Raw*>(stage)), ms(reinterpret_cast<MaskRaw*>(xs + NV * Cfg::kThreads)), row(row_), lane(lane_),
         active(active_) {
@@ -371,6 +376,10 @@ struct StagedRow {
   __device__ __forceinline__ void copy_issue(const T* x, const void* mask) {
 #pragma unroll
     for (int e = 0; e < NV; ++e) {
+      if constexpr (kHeld) {
+        held[e] = needed(e) ? load_piece<T, V>(x + row * L + j0(e)) : Raw{};
+        continue;
+      }
       if (needed(e)) {
         copy_async(xs + slot(e), reinterpret_cast<const Raw*>(x + row * L + j0(e)));
         if constexpr (kStagedMask) copy_async(ms + slot(e), mask_piece(mask, e));
@@ -400,13 +409,16 @@ struct StagedRow {
   // element fewer; additive masks (and a scale ≤ 0) take it in u.
   static constexpr float kPost = Cfg::kMask != kMaskAdditive && Cfg::kScale > 0.f ? Cfg::kScale : 1.f;
   // u of piece e, −inf where removed or absent (v as load_row_exp).
-  __device__ __forceinline__ void values(int e, float (&u)[V]) const {
+  __device__ __forceinline__ Raw piece(int e) const {
+    if constexpr (kHeld) return held[e];
+    else return xs[slot(e)];
+  }
+  __device__ __forceinline__ void values(int e, const Raw& raw, float (&u)[V]) const {
     if (!needed(e)) {
 #pragma unroll
       for (int c = 0; c < V; ++c) u[c] = neg_inf();
       return;
     }
-    const Raw raw = xs[slot(e)];
     const T* in = reinterpret_cast<const T*>(&raw);
     constexpr float kPre = kPost == 1.f ? Cfg::kScale : 1.f;
     if constexpr (kMaskBits) {
@@ -440,9 +452,10 @@ struct StagedRow {
   // first, the sum so far rescaled where it raises m (rarely after the first pieces), then
   // the piece's terms. While m = −inf the sum is 0 — or NaN after a NaN key, which it keeps.
   __device__ __forceinline__ void add_piece(int e, float& m, float& s) const {
-    copy_async_wait(NV - 1 - e);
+    if constexpr (!kHeld) copy_async_wait(NV - 1 - e);
     float u[V];
-    values(e, u);
+    Raw raw = piece(e);
+    values(e, raw, u);
     float pu = u[0];
 #pragma unroll
     for (int c = 1; c < V; ++c) pu = fmaxf(pu, u[c]);
@@ -459,7 +472,7 @@ struct StagedRow {
   // copy lands. A lane with no key keeps m = −inf, s = 0.
   __device__ __forceinline__ RowStats stats() const {
     float m = neg_inf(), s = 0.f;
-    if constexpr (Cfg::kMask == kMaskNone) {
+    if constexpr (Cfg::kMask == kMaskNone || kHeld) {  // held pieces: registers need constant indices
       // Unrolled, so each wait's count is a constant (a runtime one costs an indirect branch
       // a piece): H200, L = 65536 float16 79 → 82 %, bfloat16 77 → 81 % of the copy bandwidth
       // (bench/results/2026-12-03-softmax-final). Masked rows measured 3 points slower so.
@@ -476,16 +489,34 @@ struct StagedRow {
   // below 2^−126 to 0 (float16 rounds them to 0 anyway; bfloat16 loses its subnormals).
   __device__ __forceinline__ void store(T* y, float m, float log2_factor) const {
     const float shift = m == neg_inf() ? 0.f : m;
-#pragma unroll 1  // a piece at a time from shared memory: few registers
-    for (int e = 0; e < NV; ++e) {
-      if (!in_row(e)) continue;
+    auto out_piece = [&](int e) {
+      if (!in_row(e)) return;
       float u[V];
-      values(e, u);
-      Raw raw;
-      T* out = reinterpret_cast<T*>(&raw);
+      Raw raw = piece(e);
+      // Held rows of 8 pieces a thread (knob layouts) spill unmasked (48 bytes at L = 65536
+      // float16) unless the pieces are converted in turn; masked ones spill more so (8 → 184
+      // bytes) and are left free. The default 4 pieces compile to the same SASS either way.
+      if constexpr (kHeld && Cfg::kMask == kMaskNone) opaque_after_stores(raw);
+      values(e, raw, u);
+      Raw res;
+      T* out = reinterpret_cast<T*>(&res);
 #pragma unroll
       for (int c = 0; c < V; ++c) out[c] = from_float<T>(exp2_approx(fmaf(fmaf(u[c], kPost, -shift), kLog2e, log2_factor)));
-      store_piece<T, V>(y + row * L + j0(e), raw);
+      store_piece<T, V>(y + row * L + j0(e), res);
+    };
+    if constexpr (kHeld) {
+#pragma unroll
+      for (int e = 0; e < NV; ++e) out_piece(e);
+    } else {
+#pragma unroll 1  // a piece at a time from shared memory: few registers
+      for (int e = 0; e < NV; ++e) out_piece(e);
+    }
+  }
+  // Before the second pass over held pieces (see opaque()).
+  __device__ __forceinline__ void reload() {
+    if constexpr (kHeld) {
+#pragma unroll
+      for (int e = 0; e < NV; ++e) opaque(held[e]);
     }
   }
 };
@@ -498,7 +529,24 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
   static_assert(CL == 1 || Cfg::kRowsPerBlock == 1, "a cluster row fills its blocks");
   __shared__ RowStats scratch[Cfg::kThreads / 32 > 0 ? Cfg::kThreads / 32 : 1];
   float v[NV][V];
-  if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
+  if constexpr (Cfg::kHeld && (CL == 1 || kClusters)) {
+    // Held rows: the staged passes over registers; the cluster exchange through the mailbox
+    // (its statistics are those of a register row).
+    const RowLane<Cfg> at(row_block_rank<CL>());
+#if defined(BANDJIT_CLUSTERS)
+    __shared__ ClusterMailbox<CL> box;
+    if constexpr (CL > 1) mailbox_open<CL>(&box);
+#endif
+    StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
+    r.copy_issue(x, mask);
+    const RowStats mine = r.stats();
+    RowStats row = block_row_stats<RB>(mine, scratch);
+#if defined(BANDJIT_CLUSTERS)
+    if constexpr (CL > 1) row = cluster_reduce<CL>(row, &box);
+#endif
+    r.reload();
+    r.store(y, mine.m, lane_log2_factor(mine, row));
+  } else if constexpr (Cfg::kStaged && (CL == 1 || kClusters)) {
     const RowLane<Cfg> at(row_block_rank<CL>());
     StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
     r.copy_issue(x, mask);
@@ -514,9 +562,9 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
 #if defined(BANDJIT_CLUSTERS)
     if constexpr (CL > 1) cluster_wait();  // peers are done reading this block's slot
 #endif
-  } else if constexpr (Cfg::kStaged) {
+  } else if constexpr (Cfg::kStaged || Cfg::kHeld) {
     // No clusters (before sm_90): the cluster's first block walks the row twice through its
-    // own shared memory, a block's share at a time (the others exit at once).
+    // own shared memory (or registers), a block's share at a time (the others exit at once).
     if (blockIdx.x % CL != 0) return;
     RowStats mine = {neg_inf(), 0.f};
 #pragma unroll 1
@@ -533,6 +581,7 @@ __device__ __forceinline__ void softmax_forward(const typename Cfg::T* x, typena
       StagedRow<Cfg> r(stage, at.row, at.lane, at.active);
       r.copy_in(x, mask);
       const RowStats part = r.stats();
+      r.reload();
       r.store(y, part.m, lane_log2_factor(part, row));
     }
   } else if constexpr (CL == 1 || kClusters) {

@@ -73,16 +73,27 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
         CHECK(t.stage_bytes == std::uint32_t(t.threads) * t.pieces_per_thread * t.vec * element_size(d));
       else
         CHECK(t.pieces_per_thread * t.vec <= 32);
-      CHECK(t.staged == (element_size(d) == 2 && t.pieces >= 4096 && t.vec * element_size(d) >= 4));  // unmasked
+      // Unmasked 16-bit rows of 16-byte pieces held in registers at 2048 … 8192 pieces but for
+      // 4096 (one staged block), staged from 4096 pieces otherwise.
+      const bool held = element_size(d) == 2 && t.vec * element_size(d) == 16 && t.pieces >= 2048 &&
+                        t.pieces <= 8192 && t.pieces != 4096;
+      CHECK(t.held == held);
+      CHECK_FALSE((t.held && t.staged));
+      if (t.held) CHECK(t.stage_bytes == 0);
+      if (t.held) CHECK(t.pieces_per_thread * t.vec <= 32);  // 4 pieces: 16 registers of x
+      CHECK(t.staged == (!held && element_size(d) == 2 && t.pieces >= 4096 && t.vec * element_size(d) >= 4));
       if (t.staged) CHECK(t.stage_bytes <= kPortableSharedBytes);  // every sm_80+ card's limit a block
       // Masked: boolean masks staged from 4096 pieces (512-thread blocks' slots fit), additive never.
       const SoftmaxRowTiling boolean = softmax_row_tiling(1 << 14, L, d, false, {}, 1);
       CHECK(boolean.staged == (element_size(d) == 2 && boolean.pieces >= 4096 && boolean.vec >= 4));
+      CHECK_FALSE(boolean.held);  // masked rows lost held (bench/results/2026-12-04-held-rows)
       if (boolean.staged) CHECK(boolean.stage_bytes <= kPortableSharedBytes);
       // Default layouts keep a boolean mask as 64 bits a thread: its slots hold x alone.
       if (boolean.staged) CHECK(boolean.pieces_per_thread * boolean.vec <= 64);
       if (boolean.staged) CHECK(boolean.stage_bytes == std::uint32_t(boolean.threads) * boolean.pieces_per_thread * boolean.vec * element_size(d));
       CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, false, {}, int(element_size(d))).staged);
+      CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, false, {}, int(element_size(d))).held);
+      CHECK_FALSE(softmax_row_tiling(1 << 14, L, d, true).held);  // the backward
       CHECK(t.threads % 32 == 0);
       CHECK(t.threads <= 512);
       CHECK(t.cluster <= 8);
@@ -97,7 +108,21 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 100, DType::float16).vec == 4);
   CHECK(softmax_row_tiling(100, 16384, DType::float32).cluster == 1);
   CHECK(softmax_row_tiling(100, 65536, DType::float32).cluster == 8);   // 8 × 256 threads
-  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 2);  // staged: 2 × 512 threads × 8 pieces
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).cluster == 8);  // held: 8 × 256 threads × 4 pieces
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).pieces_per_thread == 4);
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16).held);
+  CHECK(softmax_row_tiling(100, 16384, DType::bfloat16).cluster == 2);  // held: 2 × 256 threads × 4 pieces
+  CHECK(softmax_row_tiling(100, 16384, DType::bfloat16).threads == 256);
+  CHECK(softmax_row_tiling(100, 131072, DType::bfloat16).staged);  // past 8192 pieces: staged
+  CHECK(softmax_row_tiling(100, 65544, DType::bfloat16).staged);   // 8193 pieces
+  Tuning not_held;
+  not_held.row_held = 1;
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, not_held).staged);  // 2 × 512 × 8 pieces
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, not_held).cluster == 2);
+  Tuning held_masked;
+  held_masked.row_held = 2;
+  CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, held_masked, 1).held);  // a knob may hold masked rows
+  CHECK_FALSE(softmax_row_tiling(100, 65536, DType::bfloat16, false, held_masked, 2).held);  // never additive ones
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).threads == 512);  // boolean mask: staged too
   // boolean mask: its bits stay in registers, so the slots are x's alone
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).stage_bytes == 512 * 8 * 16);
@@ -126,9 +151,10 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   CHECK(softmax_row_tiling(100, 65536, DType::float16, true).cluster == 8);  // 8 × 256
   CHECK(softmax_row_tiling(100, 65536, DType::float32, true).cluster == 4);  // 4 × 1024: 256s would need 16
   CHECK(softmax_row_tiling(100, 5120, DType::float32).threads == 160);       // one 5-warp row per block
-  CHECK(softmax_row_tiling(100, 16384, DType::float16).cluster == 1);      // registers: 512 threads × 4 pieces
-  CHECK(softmax_row_tiling(100, 16384, DType::float16).threads == 512);
-  CHECK_FALSE(softmax_row_tiling(100, 16384, DType::float16).staged);
+  CHECK(softmax_row_tiling(100, 16384, DType::float16, false, {}, 1).cluster == 1);  // registers: 512 threads × 4 pieces
+  CHECK(softmax_row_tiling(100, 16384, DType::float16, false, {}, 1).threads == 512);
+  CHECK_FALSE(softmax_row_tiling(100, 16384, DType::float16, false, {}, 1).staged);
+  CHECK_FALSE(softmax_row_tiling(100, 16384, DType::float32).held);
   CHECK(softmax_row_tiling(100, 32768, DType::float16).staged);  // staged: one block of 512 × 8 pieces
   CHECK(softmax_row_tiling(100, 32768, DType::float16).threads == 512);
   CHECK_FALSE(softmax_row_tiling(100, 8192, DType::float16).staged);
@@ -158,9 +184,16 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   big["mask"] = "additive";  // additive: registers, 8 × 256 threads
   CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));
   CHECK(find_family("scale_mask_softmax").generate(big).launch.shared_bytes == 0);
-  big["mask"] = "none";  // unmasked 16-bit L = 65536: staged through shared memory
+  big["mask"] = "none";  // unmasked 16-bit L = 65536: held in registers, 8 × 256 threads × 4 pieces
+  const Source held = find_family("scale_mask_softmax").generate(big);
+  CHECK(has(held.text, "__cluster_dims__(8, 1, 1)"));
+  CHECK(has(held.text, "kStaged = false, kHeld = true;"));
+  CHECK_FALSE(has(held.text, "bandjit_stage"));
+  CHECK(held.launch.shared_bytes == 0);
+  CHECK(held.launch.block[0] == 256);
+  big["row_length"] = 32768;  // unmasked 16-bit L = 32768: staged, one block of 512 threads × 8 pieces
   const Source staged = find_family("scale_mask_softmax").generate(big);
-  CHECK(has(staged.text, "__cluster_dims__(2, 1, 1)"));  // 2 × 512 threads × 8 pieces
+  CHECK(has(staged.text, "kStaged = true, kHeld = false;"));
   CHECK(has(staged.text, "extern __shared__ uint4 bandjit_stage[];"));
   CHECK(staged.launch.shared_bytes == 512 * 8 * 16);
 

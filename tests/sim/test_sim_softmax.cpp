@@ -19,7 +19,7 @@ using namespace bandjit;
 namespace {
 
 template <class T_, int ROWS, int L, int H, int Q, int MASK, bool CAUSAL, int V, int R, int NV, int CL, int RPB,
-          int THREADS, bool STAGED = false>
+          int THREADS, bool STAGED = false, bool HELD = false>
 struct SmCfg {
   using T = T_;
   static constexpr long long kRows = ROWS;
@@ -30,7 +30,7 @@ struct SmCfg {
   static constexpr bool kCausal = CAUSAL;
   static constexpr int kVec = V, kPieces = L / V, kRowThreads = R, kPiecesPerThread = NV;
   static constexpr int kCluster = CL, kRowsPerBlock = RPB, kThreads = THREADS;
-  static constexpr bool kStaged = STAGED;
+  static constexpr bool kStaged = STAGED, kHeld = HELD;
 };
 
 int mask_bytes_of(int mask, int element_bytes) { return mask == kMaskBool ? 1 : mask == kMaskAdditive ? element_bytes : 0; }
@@ -54,6 +54,7 @@ void check_tiling(bool backward, const Tuning& tuning) {
   REQUIRE(t.rows_per_block == Cfg::kRowsPerBlock);
   REQUIRE(t.threads == Cfg::kThreads);
   REQUIRE(t.staged == (Cfg::kStaged && !backward));
+  REQUIRE(t.held == (Cfg::kHeld && !backward));
 }
 
 // Cfg: the forward's tiling; BCfg: the backward's (the same for 16-bit types).
@@ -210,4 +211,21 @@ TEST_CASE("sim: softmax forward staged through shared memory", "[sim]") {
   // L = 5120 float32, additive mask and causal: 5 warps × 8 pieces.
   run_case<SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 160, 8, 1, 1, 160, true>,
            SmCfg<float, 4, 5120, 1, 4, kMaskAdditive, true, 4, 320, 4, 1, 1, 320>>(true, staged);
+}
+
+TEST_CASE("sim: softmax forward held in registers", "[sim]") {
+  // L = 16384 float16 unmasked, as the generator lays it out: 2 blocks × 256 threads × 4
+  // pieces held as loaded (the emulator has no clusters: the two-pass path); causal, in place.
+  run_case<SmCfg<__half, 2, 16384, 1, 2, kMaskNone, true, 8, 512, 4, 2, 1, 256, false, true>,
+           SmCfg<__half, 2, 16384, 1, 2, kMaskNone, true, 8, 512, 4, 1, 1, 512>>(true);
+  // One 512-thread block a row (a knob layout): the held path itself, out of place.
+  Tuning one_block;
+  one_block.row_block_threads = 512;
+  run_case<SmCfg<__half, 3, 16384, 1, 3, kMaskNone, false, 8, 512, 4, 1, 1, 512, false, true>,
+           SmCfg<__half, 3, 16384, 1, 3, kMaskNone, false, 8, 512, 4, 1, 1, 512>>(false, one_block);
+  // A boolean mask as bits beside held pieces (knob only), causal: L = 8192, one block of 256.
+  Tuning masked;
+  masked.row_held = 2;
+  run_case<SmCfg<__half, 4, 8192, 2, 2, kMaskBool, true, 8, 256, 4, 1, 1, 256, false, true>,
+           SmCfg<__half, 4, 8192, 2, 2, kMaskBool, true, 8, 256, 4, 1, 1, 256>>(false, masked);
 }
