@@ -25,7 +25,7 @@ int staged_block_threads(int slot_bytes) {
 
 // Held rows (the staged passes over pieces held as loaded in registers): 4 pieces a thread in
 // 256-thread blocks (H200, bench/results/2026-12-04-held-rows: at L = 65536 float16 85 %
-// against 82 % with 8 pieces in 512-thread blocks, 80 % with 8 in 256; 58–84 % with 2).
+// against 80 % with 8 pieces in 4 × 256, 73 % in 2 × 512, 82 % with 4 in 4 × 512).
 constexpr int kHeldPieces = 4, kHeldBlockThreads = 256;
 
 // A staged row: `pieces` a thread (one row slice a block), whole warps, a cluster beyond one
