@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -129,9 +130,40 @@ std::string cfg_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backwa
       fmt::arg("held", t.held));
 }
 
+// The kernel's compile-time layout: Cfg, cluster size, launch bounds (BANDJIT_THREADS).
+std::string layout_text(const RowProblem& p, const SoftmaxRowTiling& t, bool backward) {
+  // ≤ 64 registers: 1024 threads per SM. Staged rows: as many blocks as their slots let an
+  // SM hold, up to 1536 threads (three 512-thread blocks of 64 KiB: ≤ 40 registers, where the
+  // unrolled statistics pass would take 53).
+  const int staged_blocks =
+      t.staged ? std::min<int>(1536 / t.threads, static_cast<int>(kMaxSharedBytes / (t.stage_bytes + 1024))) : 0;
+  const int min_blocks = std::min(32, std::max({1, 1024 / t.threads, staged_blocks}));
+  const std::string cluster =
+      t.cluster == 1
+          ? fmt::format("#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS {}\n", min_blocks)
+          : fmt::format(
+                "// A row spans a cluster of {0} blocks on sm_90; elsewhere one block of each {0} walks it twice\n"
+                "// (the others exit at once), with the registers of one block per SM.\n"
+                "#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_CLUSTER_DIMS __cluster_dims__({0}, 1, 1)\n"
+                "#define BANDJIT_MIN_BLOCKS {1}\n#else\n#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS 1\n#endif\n",
+                t.cluster, min_blocks);
+  return fmt::format("{}\n{}#define BANDJIT_THREADS {}\n", cfg_text(p, t, backward), cluster, t.threads);
+}
+
 Source generate(const std::string& family, const json& canonical, bool backward, const Tuning& tuning) {
   const RowProblem p = row_problem(canonical);
-  const SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning, backward ? 0 : p.mask_bytes());
+  SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning, backward ? 0 : p.mask_bytes());
+  // Held rows by default (not by BANDJIT_ROW_HELD) are the sm_90a build's alone: they were
+  // measured on the H200 only, and are clusters, which other targets walk in one block (about
+  // 1.5× the traffic where the generic layout is one block: L = 16384). The generic build keeps
+  // the register or staged layout; the sm_90a build takes the held one with its own launch.
+  std::optional<SoftmaxRowTiling> held;
+  if (!backward && t.held && tuning.row_held == 0) {
+    Tuning generic = tuning;
+    generic.row_held = 1;
+    held = t;
+    t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, generic, p.mask_bytes());
+  }
   const std::uint32_t piece_bytes = static_cast<std::uint32_t>(t.vec * element_size(p.dtype));
   Source s;
   s.family = family;
@@ -162,37 +194,35 @@ Source generate(const std::string& family, const json& canonical, bool backward,
       s.launch.shared_bytes = t.stage_bytes;
     }
   }
-  // ≤ 64 registers: 1024 threads per SM. Staged rows: as many blocks as their slots let an
-  // SM hold, up to 1536 threads (three 512-thread blocks of 64 KiB: ≤ 40 registers, where the
-  // unrolled statistics pass would take 53).
-  const int staged_blocks =
-      t.staged ? std::min<int>(1536 / t.threads, static_cast<int>(kMaxSharedBytes / (t.stage_bytes + 1024))) : 0;
-  const int min_blocks = std::min(32, std::max({1, 1024 / t.threads, staged_blocks}));
-  const std::string cluster =
-      t.cluster == 1
-          ? fmt::format("#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS {}\n", min_blocks)
-          : fmt::format(
-                "// A row spans a cluster of {0} blocks on sm_90; elsewhere one block of each {0} walks it twice\n"
-                "// (the others exit at once), with the registers of one block per SM.\n"
-                "#if defined(BANDJIT_CLUSTERS)\n#define BANDJIT_CLUSTER_DIMS __cluster_dims__({0}, 1, 1)\n"
-                "#define BANDJIT_MIN_BLOCKS {1}\n#else\n#define BANDJIT_CLUSTER_DIMS\n#define BANDJIT_MIN_BLOCKS 1\n#endif\n",
-                t.cluster, min_blocks);
+  std::string layout = layout_text(p, t, backward);
+  if (held) {
+    s.arch_specific = true;
+    s.arch_specific_grid_xy[0] = static_cast<std::uint32_t>(held->blocks);
+    s.arch_specific_grid_xy[1] = 1;
+    s.arch_specific_threads = static_cast<std::uint32_t>(held->threads);
+    s.arch_specific_shared_bytes = 0;  // registers only (an own grid takes its shared bytes as given)
+    layout = fmt::format(
+        "// The sm_90a build holds the row in registers (held rows); others use the layout below it.\n"
+        "// The launch for sm_90 is the sm_90a build's, so a plain sm_90 build would be launched wrongly.\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+        "#error \"compile this kernel for sm_90a: its sm_90 launch is the held kernel's\"\n#endif\n"
+        "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n{}#else\n{}#endif\n",
+        layout_text(p, *held, backward), layout);
+  }
   s.text = fmt::format(
       "// Generated by bandjit: {family} for {fields}\n"
       "{macro}"
       "#include \"bandjit/{header}\"\n\n"
-      "{cfg}\n"
-      "{cluster}"
+      "{layout}"
       "// {alias} may alias (in place), so neither is __restrict__.\n"
-      "extern \"C\" __global__ void BANDJIT_CLUSTER_DIMS __launch_bounds__({threads}, BANDJIT_MIN_BLOCKS)\n"
+      "extern \"C\" __global__ void BANDJIT_CLUSTER_DIMS __launch_bounds__(BANDJIT_THREADS, BANDJIT_MIN_BLOCKS)\n"
       "{name}({params}) {{\n"
       "  {call};\n"
       "}}\n",
       fmt::arg("family", family), fmt::arg("fields", s.key_fields.dump()), fmt::arg("macro", cuda_type_macro(p.dtype)),
-      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("cfg", cfg_text(p, t, backward)),
-      fmt::arg("cluster", cluster), fmt::arg("alias", backward ? "dy and dx" : "x and y"),
-      fmt::arg("threads", t.threads),
-      fmt::arg("name", s.kernel_name), fmt::arg("params", params), fmt::arg("call", call));
+      fmt::arg("header", backward ? "softmax_backward.cuh" : "softmax.cuh"), fmt::arg("layout", layout),
+      fmt::arg("alias", backward ? "dy and dx" : "x and y"), fmt::arg("name", s.kernel_name),
+      fmt::arg("params", params), fmt::arg("call", call));
   return s;
 }
 

@@ -88,8 +88,9 @@ SoftmaxRowTiling softmax_row_tiling(std::int64_t rows, std::int64_t L, DType dty
   const bool stageable = !backward && piece_bytes >= 4 && (mask_bytes == 0 || mask_piece_bytes >= 4);
   // Held (templates/softmax.cuh: the staged passes over pieces kept as loaded in registers,
   // half the registers of their float32 values, the cluster's exchange through the mailbox):
-  // unmasked 16-bit rows of 16-byte pieces where the alternative is a 512-thread register
-  // block (2048 … 4095 pieces) or a staged cluster (4097 … 8192), measured on the H200 over
+  // unmasked 16-bit rows of 16-byte pieces where the alternative is a register row (one
+  // 512-thread block at 2048 pieces, a cluster up to 4095) or a staged cluster (4097 … 8192);
+  // generator/softmax.cpp gives them to the sm_90a build alone. Measured on the H200 over
   // three interleaved rounds (bench/results/2026-12-04-held-rows): L = 16384 90.6 → 92.1 %,
   // 65536 83 → 84.8 % (bfloat16 alike). Where one staged block holds the row (L = 32768) staging
   // stays ahead (90.2 against 87.6 %), and every boolean-masked row lost (77 → 76 % at

@@ -36,7 +36,9 @@ std::string arch_specific_target(const std::string& arch) { return arch == "sm_9
 LaunchShape launch_for(const Source& source, const std::string& arch) {
   LaunchShape launch = source.launch;
   if (!source.arch_specific || arch_specific_target(arch).empty()) return launch;
-  if (source.arch_specific_shared_bytes) launch.shared_bytes = source.arch_specific_shared_bytes;
+  // A build with its own grid takes its shared bytes as given, 0 included.
+  if (source.arch_specific_shared_bytes || source.arch_specific_grid_xy[0])
+    launch.shared_bytes = source.arch_specific_shared_bytes;
   if (source.arch_specific_grid_xy[0]) {
     launch.grid[0] = source.arch_specific_grid_xy[0];
     launch.grid[1] = source.arch_specific_grid_xy[1];

@@ -96,7 +96,8 @@ struct Source {
   /// Has a build for the arch-specific target (sm_90 compiles as sm_90a): wgmma kernels, and
   /// kernels whose sm_90a build differs (__CUDA_ARCH_FEAT_SM90_ALL) with its own launch below.
   bool arch_specific = false;
-  /// Dynamic shared memory of the arch-specific build (its kernel's layout); 0 = launch's.
+  /// Dynamic shared memory of the arch-specific build (its kernel's layout); 0 = launch's,
+  /// unless the build has its own grid (arch_specific_grid_xy), which takes it as given.
   std::uint32_t arch_specific_shared_bytes = 0;
   /// The arch-specific build's own grid and block (its kernel tiles the problem its own way;
   /// grid.z, the batch, stays the launch's); zeros = the launch's.

@@ -344,6 +344,7 @@ struct StagedRow {
   static constexpr bool kHeld = Cfg::kHeld;
   static constexpr bool kMaskBits = Cfg::kMask == kMaskBool && NV * V <= 64;
   static constexpr bool kStagedMask = Cfg::kMask != kMaskNone && !kMaskBits;
+  static_assert(!(kHeld && kStagedMask), "held rows keep no mask in shared memory (the tiling refuses them)");
   typedef typename RawPiece<(Cfg::kMask == kMaskBool ? 1 : sizeof(T)) * V>::type MaskRaw;
   Raw* xs;      // [NV][kThreads] pieces of x
   MaskRaw* ms;  // [NV][kThreads] pieces of a staged mask, after them

@@ -119,8 +119,15 @@ TEST_CASE("tiling: every row length fits the register, block and cluster budgets
   not_held.row_held = 1;
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, not_held).staged);  // 2 × 512 × 8 pieces
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, not_held).cluster == 2);
+  CHECK_FALSE(softmax_row_tiling(100, 8192, DType::float16).held);   // 1024 pieces: registers
+  CHECK_FALSE(softmax_row_tiling(100, 16376, DType::float16).held);  // 2047 pieces
+  CHECK(softmax_row_tiling(100, 16384, DType::float16).held);        // 2048
   Tuning held_masked;
   held_masked.row_held = 2;
+  Tuning held_narrow = held_masked;  // 16 pieces a thread: 128 keys, past the mask's 64 bits
+  held_narrow.row_block_threads = 128;
+  CHECK_FALSE(softmax_row_tiling(100, 131072, DType::bfloat16, false, held_narrow, 1).held);
+  CHECK(softmax_row_tiling(100, 131072, DType::bfloat16, false, held_narrow).held);  // unmasked
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, held_masked, 1).held);  // a knob may hold masked rows
   CHECK_FALSE(softmax_row_tiling(100, 65536, DType::bfloat16, false, held_masked, 2).held);  // never additive ones
   CHECK(softmax_row_tiling(100, 65536, DType::bfloat16, false, {}, 1).threads == 512);  // boolean mask: staged too
@@ -184,13 +191,30 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   big["mask"] = "additive";  // additive: registers, 8 × 256 threads
   CHECK(has(find_family("scale_mask_softmax").generate(big).text, "__cluster_dims__(8, 1, 1)"));
   CHECK(find_family("scale_mask_softmax").generate(big).launch.shared_bytes == 0);
-  big["mask"] = "none";  // unmasked 16-bit L = 65536: held in registers, 8 × 256 threads × 4 pieces
+  // Unmasked 16-bit L = 65536: the sm_90a build holds the row in registers, 8 × 256 threads ×
+  // 4 pieces, with its own launch; every other target's build stages it, 2 × 512 × 8 pieces.
+  big["mask"] = "none";
   const Source held = find_family("scale_mask_softmax").generate(big);
+  CHECK(held.arch_specific);
+  CHECK(has(held.text, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\nstruct Cfg {"));
   CHECK(has(held.text, "__cluster_dims__(8, 1, 1)"));
   CHECK(has(held.text, "kStaged = false, kHeld = true;"));
-  CHECK_FALSE(has(held.text, "bandjit_stage"));
-  CHECK(held.launch.shared_bytes == 0);
-  CHECK(held.launch.block[0] == 256);
+  CHECK(has(held.text, "kStaged = true, kHeld = false;"));
+  CHECK(has(held.text, "__cluster_dims__(2, 1, 1)"));
+  const LaunchShape sm90 = launch_for(held, "sm_90"), sm80 = launch_for(held, "sm_80");
+  CHECK(sm90.block[0] == 256);
+  CHECK(sm90.grid[0] == 4 * 16 * 4 * 8);  // batch 4 × heads 16 × queries 4 rows, 8 blocks each
+  CHECK(sm90.shared_bytes == 0);      // registers only
+  CHECK(sm80.block[0] == 512);
+  CHECK(sm80.grid[0] == 4 * 16 * 4 * 2);
+  CHECK(sm80.shared_bytes == 512 * 8 * 16);
+  // Held rows asked for by the knob are every target's (one build).
+  Tuning held_on;
+  held_on.row_held = 2;
+  const Source forced = find_family("scale_mask_softmax").generate(big, held_on);
+  CHECK_FALSE(forced.arch_specific);
+  CHECK(forced.launch.block[0] == 256);
+  CHECK(forced.launch.shared_bytes == 0);
   big["row_length"] = 32768;  // unmasked 16-bit L = 32768: staged, one block of 512 threads × 8 pieces
   const Source staged = find_family("scale_mask_softmax").generate(big);
   CHECK(has(staged.text, "kStaged = true, kHeld = false;"));

@@ -223,6 +223,10 @@ TEST_CASE("sim: softmax forward held in registers", "[sim]") {
   one_block.row_block_threads = 512;
   run_case<SmCfg<__half, 3, 16384, 1, 3, kMaskNone, false, 8, 512, 4, 1, 1, 512, false, true>,
            SmCfg<__half, 3, 16384, 1, 3, kMaskNone, false, 8, 512, 4, 1, 1, 512>>(false, one_block);
+  // L = 20000 float16 as laid out: 3 blocks × 224 threads × 4 pieces, the last pieces of the
+  // row partial (2500 pieces over 672 threads); causal, in place.
+  run_case<SmCfg<__half, 2, 20000, 1, 2, kMaskNone, true, 8, 672, 4, 3, 1, 224, false, true>,
+           SmCfg<__half, 2, 20000, 1, 2, kMaskNone, true, 8, 672, 4, 3, 1, 224>>(true);
   // A boolean mask as bits beside held pieces (knob only), causal: L = 8192, one block of 256.
   Tuning masked;
   masked.row_held = 2;
