@@ -154,9 +154,10 @@ Source generate(const std::string& family, const json& canonical, bool backward,
   const RowProblem p = row_problem(canonical);
   SoftmaxRowTiling t = softmax_row_tiling(p.rows, p.L, p.dtype, backward, tuning, backward ? 0 : p.mask_bytes());
   // Held rows by default (not by BANDJIT_ROW_HELD) are the sm_90a build's alone: they were
-  // measured on the H200 only, and are clusters, which other targets walk in one block (about
-  // 1.5× the traffic where the generic layout is one block: L = 16384). The generic build keeps
-  // the register or staged layout; the sm_90a build takes the held one with its own launch.
+  // measured on the H200 only, and are clusters, which targets before sm_90 walk in one block
+  // (about 1.5× the traffic where the generic layout is one block: L = 16384). The generic
+  // build keeps the register or staged layout; the sm_90a build takes the held one with its
+  // own launch.
   std::optional<SoftmaxRowTiling> held;
   if (!backward && t.held && tuning.row_held == 0) {
     Tuning generic = tuning;

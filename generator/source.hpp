@@ -112,7 +112,7 @@ std::string arch_specific_target(const std::string& arch);
 
 /// The launch of `source` built for `arch`: its arch-specific build (source.arch_specific on
 /// an arch that has such a target) takes arch_specific_shared_bytes, _grid_xy and _threads
-/// where set.
+/// where set (with its own grid, its shared bytes even when 0).
 LaunchShape launch_for(const Source& source, const std::string& arch);
 
 /// The source with every `#include "bandjit/…"` replaced by the template's text (each

@@ -455,8 +455,7 @@ struct StagedRow {
   __device__ __forceinline__ void add_piece(int e, float& m, float& s) const {
     if constexpr (!kHeld) copy_async_wait(NV - 1 - e);
     float u[V];
-    Raw raw = piece(e);
-    values(e, raw, u);
+    values(e, piece(e), u);
     float pu = u[0];
 #pragma unroll
     for (int c = 1; c < V; ++c) pu = fmaxf(pu, u[c]);

@@ -201,6 +201,15 @@ TEST_CASE("generator: softmax sources bake in the sizes; the key holds what the 
   CHECK(has(held.text, "kStaged = false, kHeld = true;"));
   CHECK(has(held.text, "kStaged = true, kHeld = false;"));
   CHECK(has(held.text, "__cluster_dims__(2, 1, 1)"));
+  // The held layout under the sm_90a branch, the staged one after its #else; a plain sm_90
+  // build stops (its launch would be the held one).
+  const auto at = [&](const char* text) { return held.text.find(text); };
+  CHECK(at("#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\nstruct Cfg {") < at("kStaged = false, kHeld = true;"));
+  CHECK(at("kStaged = false, kHeld = true;") < at("#define BANDJIT_THREADS 256\n#else\nstruct Cfg {"));
+  CHECK(at("#define BANDJIT_THREADS 256\n#else\nstruct Cfg {") < at("kStaged = true, kHeld = false;"));
+  CHECK(at("kStaged = true, kHeld = false;") < at("#define BANDJIT_THREADS 512\n#endif"));
+  CHECK(has(held.text, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n#error"));
+  CHECK(launch_for(held, "sm_100").block[0] == 512);  // no arch-specific target: the generic launch
   const LaunchShape sm90 = launch_for(held, "sm_90"), sm80 = launch_for(held, "sm_80");
   CHECK(sm90.block[0] == 256);
   CHECK(sm90.grid[0] == 4 * 16 * 4 * 8);  // batch 4 × heads 16 × queries 4 rows, 8 blocks each
